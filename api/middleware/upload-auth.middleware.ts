@@ -1,0 +1,39 @@
+import type { Middleware } from 'koa';
+import type { Container } from '../../shared/container.js';
+import { AppError } from '../../shared/errors.js';
+import { consume } from '../../shared/rate-limits.js';
+import { SESSION_COOKIE } from '../../shared/services/session.service.js';
+import { SITE_SESSION_COOKIE } from '../../shared/services/site-session.service.js';
+import type { AppState } from '../state.js';
+
+/**
+ * Who may upload: a key in x-api-key (unknown or banned: 403), or else only the website itself
+ * (same Origin, plus its visitor cookie for anonymous uploads or the session cookie of a signed-in
+ * account); anything else is 401. Then the rate limit of that caller.
+ */
+export function uploadAuth({ services, rateLimits }: Container): Middleware<AppState> {
+  return async (ctx, next) => {
+    const key = ctx.get('x-api-key');
+    if (key) {
+      const uploader = await services.uploadAuth.resolveKey(key);
+      ctx.state.uploader = uploader;
+      await consume(rateLimits.uploadsByKey, uploader.account!.id, 'Upload rate limit reached');
+      return next();
+    }
+    const site = services.siteSessions;
+    const sameOrigin = site.isSameOrigin(ctx.get('origin') || undefined, ctx.get('referer') || undefined);
+    const sessionToken = ctx.cookies.get(SESSION_COOKIE);
+    const account = sameOrigin && sessionToken ? await services.sessions.accountOf(sessionToken) : undefined;
+    if (account) {
+      ctx.state.uploader = services.uploadAuth.uploaderFor(account, account.defaultUploadFolderId);
+      await consume(rateLimits.uploadsByKey, account.id, 'Upload rate limit reached');
+      return next();
+    }
+    if (!sameOrigin || !site.verify(ctx.cookies.get(SITE_SESSION_COOKIE))) {
+      throw AppError.unauthorized('An x-api-key header is required for uploads from outside the website');
+    }
+    ctx.state.uploader = { account: null, folderId: null };
+    await consume(rateLimits.uploadsByIp, ctx.ip, 'Upload rate limit reached');
+    return next();
+  };
+}

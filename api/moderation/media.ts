@@ -1,0 +1,152 @@
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, open, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { fileTypeFromBuffer } from 'file-type';
+import sharp, { type Sharp } from 'sharp';
+import { AppError } from '../../shared/errors.js';
+import { ByteLimit } from '../../shared/storage/byte-limit.js';
+import { INPUT_SIZE } from './model.js';
+
+export const IMAGE_FORMATS = ['jpg', 'jpeg', 'png', 'webp', 'bmp'];
+export const VIDEO_FORMATS = ['mp4', 'avi', 'mov', 'mkv', 'webm', 'flv', 'wmv', 'm4v'];
+export type MediaKind = 'image' | 'gif' | 'video';
+
+// What file-type calls each supported container, mapped to our kinds.
+const KIND_OF_EXT: Record<string, MediaKind> = {
+  jpg: 'image', png: 'image', webp: 'image', bmp: 'image', gif: 'gif',
+  mp4: 'video', m4v: 'video', mov: 'video', avi: 'video', mkv: 'video', webm: 'video', flv: 'video', wmv: 'video', asf: 'video',
+};
+const FRAME_BYTES = INPUT_SIZE * INPUT_SIZE * 3;
+
+export interface Frame {
+  index: number;
+  /** seconds into a video */
+  timestamp?: number;
+  rgb: Uint8Array;
+}
+
+/** Streams a body to a temp file under `dir`, failing with 413 past `maxBytes`; nothing stays on failure. */
+export async function receiveToFile(body: Readable, dir: string, maxBytes: number): Promise<string> {
+  await mkdir(dir, { recursive: true });
+  const file = path.join(dir, randomUUID());
+  const out = createWriteStream(file, { flags: 'wx' });
+  try {
+    await pipeline(body, new ByteLimit(maxBytes), out);
+    return file;
+  } catch (err) {
+    if (!out.closed) await new Promise<void>((resolve) => out.once('close', () => resolve()));
+    await rm(file, { force: true });
+    throw err;
+  }
+}
+
+/** The kind of a stored file, from its first bytes; unsupported formats are a 400. */
+export async function detectKind(file: string): Promise<MediaKind> {
+  const handle = await open(file, 'r');
+  try {
+    const head = Buffer.alloc(4100);
+    const { bytesRead } = await handle.read(head, 0, head.length, 0);
+    if (bytesRead === 0) throw AppError.badRequest('The file is empty');
+    const type = await fileTypeFromBuffer(head.subarray(0, bytesRead));
+    const kind = type && KIND_OF_EXT[type.ext];
+    if (!kind) throw AppError.badRequest(`Unsupported media${type ? ` (${type.mime})` : ''}: send ${[...IMAGE_FORMATS, 'gif', ...VIDEO_FORMATS].join(', ')}`);
+    return kind;
+  } finally {
+    await handle.close();
+  }
+}
+
+async function frameOf(input: Sharp): Promise<Uint8Array> {
+  // EXIF orientation honoured; every input becomes 224×224 sRGB without alpha.
+  const data = await input.rotate().resize(INPUT_SIZE, INPUT_SIZE, { fit: 'fill' }).removeAlpha().toColourspace('srgb').raw().toBuffer();
+  return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+}
+
+function corrupt(err: unknown): AppError {
+  return AppError.badRequest(`The media could not be decoded (corrupt or truncated): ${(err as Error).message.split('\n')[0]}`);
+}
+
+export async function imageFrames(file: string): Promise<Frame[]> {
+  try {
+    return [{ index: 0, rgb: await frameOf(sharp(file, { failOn: 'error' })) }];
+  } catch (err) {
+    // sharp's bundled libvips reads no BMP; ffmpeg does.
+    if (!/unsupported image format/i.test((err as Error).message)) throw corrupt(err);
+  }
+  const still = await run('ffmpeg', ['-v', 'error', '-i', file, '-frames:v', '1', '-vf', `scale=${INPUT_SIZE}:${INPUT_SIZE}`, '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'], 'buffer');
+  if (still.code !== 0 || still.stdout.length !== FRAME_BYTES) throw corrupt(new Error(still.stderr.toString() || 'no frame decoded'));
+  return [{ index: 0, rgb: new Uint8Array(still.stdout) }];
+}
+
+/** Up to `max` frames of a GIF, evenly spread over its length. */
+export async function gifFrames(file: string, max: number): Promise<Frame[]> {
+  try {
+    const { pages = 1 } = await sharp(file, { animated: true, failOn: 'error' }).metadata();
+    const count = Math.min(max, pages);
+    const indices = [...new Set(Array.from({ length: count }, (_, i) => Math.floor((i * pages) / count)))];
+    return Promise.all(indices.map(async (index) => ({ index, rgb: await frameOf(sharp(file, { page: index, failOn: 'error' })) })));
+  } catch (err) {
+    throw corrupt(err);
+  }
+}
+
+function run(command: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }>;
+function run(command: string, args: string[], output: 'buffer'): Promise<{ code: number | null; stdout: Buffer; stderr: string }>;
+function run(command: string, args: string[], output?: 'buffer') {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const chunks: Buffer[] = [];
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => chunks.push(d));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const stdout = Buffer.concat(chunks);
+      resolve({ code, stdout: output === 'buffer' ? stdout : stdout.toString(), stderr });
+    });
+  });
+}
+
+async function durationOf(file: string): Promise<number | undefined> {
+  const probe = await run('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', file]);
+  const seconds = Number.parseFloat(probe.stdout);
+  return probe.code === 0 && Number.isFinite(seconds) && seconds > 0 ? seconds : undefined;
+}
+
+/**
+ * Up to `max` frames evenly spread over a video, decoded by ffmpeg and piped out as raw RGB (never
+ * written to disk); each frame is handed to `onFrame` as it arrives.
+ */
+export async function videoFrames(file: string, max: number, onFrame: (frame: Frame) => Promise<void>, signal?: AbortSignal): Promise<number> {
+  const duration = await durationOf(file);
+  if (duration === undefined) throw AppError.badRequest('The video could not be decoded (corrupt, truncated or not a video)');
+  const count = Math.max(1, Math.min(max, Math.ceil(duration)));
+  const fps = count / duration;
+  const ffmpeg = spawn(
+    'ffmpeg',
+    ['-v', 'error', '-i', file, '-vf', `fps=${fps},scale=${INPUT_SIZE}:${INPUT_SIZE}`, '-frames:v', String(count), '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'],
+    { stdio: ['ignore', 'pipe', 'pipe'], ...(signal ? { signal } : {}) },
+  );
+  let stderr = '';
+  ffmpeg.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<number | null>((resolve) => ffmpeg.on('close', resolve));
+  ffmpeg.on('error', () => undefined);
+  let pending: Buffer = Buffer.alloc(0);
+  let index = 0;
+  for await (const chunk of ffmpeg.stdout as AsyncIterable<Buffer>) {
+    pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
+    while (pending.length >= FRAME_BYTES) {
+      const rgb = new Uint8Array(pending.subarray(0, FRAME_BYTES));
+      pending = pending.subarray(FRAME_BYTES);
+      await onFrame({ index, timestamp: Math.round((index / fps) * 100) / 100, rgb });
+      index += 1;
+    }
+  }
+  const code = await exited;
+  if (index === 0) throw AppError.badRequest(`The video could not be decoded: ${stderr.split('\n')[0] || `ffmpeg exited with ${code}`}`);
+  return index;
+}

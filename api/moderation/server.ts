@@ -1,0 +1,50 @@
+import { createServer } from 'node:http';
+import type { Config } from '../../shared/config.js';
+import type { Logger } from '../../shared/logger.js';
+import { createRedis } from '../../shared/redis.js';
+import { createVisionApp } from './app.js';
+import { NsfwModel } from './model.js';
+import { Moderator } from './moderator.js';
+import { VisionJobs } from './vision-jobs.js';
+
+const GIF_FRAMES = 8;
+const VIDEO_FRAMES = 16;
+
+export interface VisionServer {
+  url: string;
+  jobs: VisionJobs;
+  model: NsfwModel;
+  close(): Promise<void>;
+}
+
+/** Loads the model, starts the job worker and listens; `close` drains jobs and stops. */
+export async function startVisionServer(config: Config, logger: Logger, port: number, host = '0.0.0.0'): Promise<VisionServer> {
+  const model = new NsfwModel();
+  await model.load();
+  const moderator = new Moderator(model, { gifFrames: GIF_FRAMES, videoFrames: VIDEO_FRAMES });
+  const redis = createRedis(config.redisUrl);
+  await redis.connect();
+  const jobs = new VisionJobs(redis, { redisUrl: config.redisUrl, prefix: config.redisPrefix, concurrency: config.vision.maxConcurrentJobs, logger });
+  await jobs.start(moderator);
+  const app = createVisionApp({ config, logger, model, moderator, jobs });
+  const server = createServer(app.callback());
+  server.requestTimeout = 30 * 60 * 1000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const address = server.address();
+  return {
+    url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : port}`,
+    jobs,
+    model,
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      await jobs.close();
+      await redis.quit().catch(() => redis.disconnect());
+    },
+  };
+}

@@ -1,0 +1,70 @@
+import { Router } from '@koa/router';
+import { z } from 'zod';
+import type { Container } from '../../shared/container.js';
+import { EXPIRY_OPTIONS, expirySchema } from '../../shared/services/expiry.js';
+import type { UploadResult } from '../../shared/services/upload.service.js';
+import { validate } from '../../shared/validation.js';
+import { uploadAuth } from '../middleware/upload-auth.middleware.js';
+import { type AppContext, type AppState, uploaderOf } from '../state.js';
+import { receiveSingleFile } from '../upload/receive-file.js';
+
+const urlUploadSchema = z.object({
+  imageUrl: z.url({ protocol: /^https?$/, error: 'imageUrl must be an http or https URL' }),
+  expiry: expirySchema,
+  source: z.string().trim().min(1).max(32).default('url'),
+});
+
+/** Plain-text URL by default; the spec's JSON with ?format=json or x-response-format: json. */
+function respond(ctx: AppContext, result: UploadResult) {
+  const wantsJson = ctx.query.format === 'json' || ctx.get('x-response-format').toLowerCase() === 'json';
+  if (wantsJson) {
+    ctx.body = { success: true, data: result };
+  } else {
+    ctx.type = 'text/plain';
+    ctx.body = result.url;
+  }
+}
+
+export function uploadRoutes(container: Container) {
+  const { services, plans } = container;
+  const router = new Router<AppState>({ prefix: '/upload' });
+
+  router.get('/config', async (ctx) => {
+    const key = ctx.get('x-api-key');
+    const account = key ? await services.accounts.findByApiKey(key) : undefined;
+    const free = plans.of('free').maxFileSize;
+    ctx.body = {
+      expiryOptions: EXPIRY_OPTIONS,
+      maxFileSize: {
+        anonymous: plans.anonymousMaxFileSize,
+        free,
+        pro: plans.of('pro').maxFileSize,
+        registered: account ? plans.of(account.plan).maxFileSize : free,
+      },
+    };
+  });
+
+  router.post('/', uploadAuth(container), async (ctx) => {
+    const uploader = uploaderOf(ctx);
+    await services.uploads.assertCanUpload(uploader.account);
+    const { file, fields } = await receiveSingleFile(ctx, services.uploads, services.uploads.maxBytesFor(uploader.account));
+    const source = ctx.get('x-api-key') ? 'api' : 'web';
+    respond(ctx, await services.uploads.commit(uploader, file.received, { originalName: file.originalname, expiry: fields.expiry, source }));
+  });
+
+  router.post('/url', uploadAuth(container), async (ctx) => {
+    const uploader = uploaderOf(ctx);
+    const input = validate(urlUploadSchema, ctx.request.body);
+    await services.uploads.assertCanUpload(uploader.account);
+    const result = await services.urlUploads.request({
+      accountId: uploader.account?.id ?? null,
+      folderId: uploader.folderId,
+      imageUrl: input.imageUrl,
+      expiry: input.expiry,
+      source: input.source,
+    });
+    ctx.body = { success: true, data: result };
+  });
+
+  return router;
+}

@@ -1,0 +1,69 @@
+import { PassThrough } from 'node:stream';
+import type { AccountRow } from '../../shared/db/schema.js';
+import type { NotificationHub } from '../../shared/services/notification-hub.js';
+import { type NotificationEvent, type NotificationService, toNotification } from '../../shared/services/notification.service.js';
+import type { AppContext } from '../state.js';
+
+export interface StreamOptions {
+  hub: NotificationHub;
+  notifications: NotificationService;
+  heartbeatMs: number;
+}
+
+/** The event id a client sent back on reconnect (header, or query for clients that cannot set one). */
+function lastEventIdOf(ctx: AppContext): number | undefined {
+  const raw = ctx.get('last-event-id') || (typeof ctx.query.lastEventId === 'string' ? ctx.query.lastEventId : '');
+  return /^\d{1,15}$/.test(raw) ? Number(raw) : undefined;
+}
+
+/**
+ * Server-sent events of one account: `notification` (the Notification JSON) and `unread`
+ * ({unreadCount}), each with an `id:` (the notification sequence), a comment heartbeat, and replay
+ * of what was missed after Last-Event-ID. Live events that arrive during the replay are held back
+ * and de-duplicated, so nothing is lost or sent twice.
+ */
+export async function openNotificationStream(ctx: AppContext, account: AccountRow, options: StreamOptions) {
+  const { hub, notifications } = options;
+  ctx.req.socket.setTimeout(0);
+  ctx.req.socket.setNoDelay(true);
+  ctx.req.socket.setKeepAlive(true);
+  ctx.status = 200;
+  ctx.set({ 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+  const stream = new PassThrough();
+  ctx.body = stream;
+
+  let lastSeq = 0;
+  let live = false;
+  const held: NotificationEvent[] = [];
+  const send = (event: string, data: unknown) => stream.write(`id: ${lastSeq}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  const deliver = (event: NotificationEvent) => {
+    if (event.kind === 'unread') return void send('unread', { unreadCount: event.unreadCount });
+    if (event.seq <= lastSeq) return;
+    lastSeq = event.seq;
+    send('notification', event.notification);
+    send('unread', { unreadCount: event.unreadCount });
+  };
+  const stopListening = hub.listen(account.id, (event) => (live ? deliver(event) : held.push(event)));
+  const heartbeat = setInterval(() => stream.write(': heartbeat\n\n'), options.heartbeatMs);
+  const close = () => {
+    clearInterval(heartbeat);
+    stopListening();
+    stream.end();
+  };
+  ctx.req.once('close', close);
+
+  stream.write('retry: 3000\n\n');
+  const since = lastEventIdOf(ctx);
+  if (since !== undefined) {
+    lastSeq = since;
+    for (const row of await notifications.missedSince(account.id, since)) {
+      lastSeq = row.seq;
+      send('notification', toNotification(row));
+    }
+  } else {
+    lastSeq = await notifications.latestSeq(account.id);
+  }
+  send('unread', { unreadCount: await notifications.unreadCount(account.id) });
+  live = true;
+  for (const event of held.splice(0)) deliver(event);
+}

@@ -1,0 +1,23 @@
+import multer from '@koa/multer';
+import { AppError } from '../../shared/errors.js';
+import type { UploadService } from '../../shared/services/upload.service.js';
+import type { AppContext } from '../state.js';
+import { type ReceivedFile, StreamStorage } from './stream-storage.js';
+
+const MULTIPART_LIMITS = { files: 1, fields: 10, fieldSize: 1024, parts: 12 };
+// Larger buffers between the socket, busboy and the file stream cut per-chunk overhead on big files.
+const STREAM_BUFFERS = { highWaterMark: 1024 * 1024, fileHwm: 1024 * 1024 };
+
+/**
+ * Parses a multipart body holding exactly one file (field `file` or `image`), streaming the file into
+ * storage as it arrives. Returns the stored body and the form's text fields.
+ */
+export async function receiveSingleFile(ctx: AppContext, uploads: UploadService, maxBytes: number) {
+  if (!ctx.is('multipart')) throw AppError.badRequest('The body must be multipart/form-data');
+  const storage = new StreamStorage(uploads, maxBytes);
+  const options = { storage, limits: MULTIPART_LIMITS, ...STREAM_BUFFERS } as multer.Options;
+  await multer(options).any()(ctx, async () => undefined);
+  const [file] = (ctx.files ?? []) as ReceivedFile[];
+  if (!file) throw AppError.badRequest('No file: send one file in the field "file" or "image"');
+  return { file, fields: (ctx.request.body ?? {}) as Record<string, unknown> };
+}

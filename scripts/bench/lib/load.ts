@@ -1,0 +1,82 @@
+import { randomBytes } from 'node:crypto';
+import { Agent, request } from 'node:http';
+
+// PNG signature and a complete IHDR chunk (1x1, 8-bit RGB, with its CRC).
+const PNG_HEAD = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010802000000907753de', 'hex');
+
+/** Pseudo-random bytes that start like a PNG, so type sniffing sees an image. */
+export function imageChunk(size: number): Buffer {
+  const chunk = randomBytes(size);
+  PNG_HEAD.copy(chunk, 0);
+  return chunk;
+}
+
+/**
+ * POSTs a multipart body with one file part of `size` bytes, written from one reused chunk so the
+ * client never holds the file. Resolves with the status and the elapsed milliseconds.
+ */
+export function multipartUpload(
+  url: string,
+  size: number,
+  options: { key?: string; chunk: Buffer; agent?: Agent },
+): Promise<{ status: number; ms: number; body: string }> {
+  const boundary = `----hfsbench${randomBytes(8).toString('hex')}`;
+  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="bench.png"\r\nContent-Type: image/png\r\n\r\n`);
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        agent: options.agent,
+        headers: {
+          'content-type': `multipart/form-data; boundary=${boundary}`,
+          'content-length': head.length + size + tail.length,
+          ...(options.key ? { 'x-api-key': options.key } : {}),
+        },
+      },
+      (res) => {
+        let body = '';
+        res.on('data', (d: Buffer) => (body += d.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started, body }));
+      },
+    );
+    req.on('error', reject);
+    req.write(head);
+    let sent = 0;
+    const writeMore = () => {
+      while (sent < size) {
+        const part = options.chunk.subarray(0, Math.min(options.chunk.length, size - sent));
+        sent += part.length;
+        if (!req.write(part)) return void req.once('drain', writeMore);
+      }
+      req.end(tail);
+    };
+    writeMore();
+  });
+}
+
+/** Runs `total` calls of `fn` with `concurrency` in flight; returns each call's milliseconds and the wall time. */
+export async function concurrently(total: number, concurrency: number, fn: () => Promise<{ status: number; ms: number }>) {
+  const latencies: number[] = [];
+  let started = 0;
+  let failures = 0;
+  const began = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (started < total) {
+        started += 1;
+        const { status, ms } = await fn();
+        if (status !== 200) failures += 1;
+        latencies.push(ms);
+      }
+    }),
+  );
+  return { latencies, seconds: (performance.now() - began) / 1000, failures };
+}
+
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+}

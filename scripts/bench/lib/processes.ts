@@ -1,0 +1,173 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { freePort } from '../../lib/ports.js';
+import { onCleanup } from './cleanup.js';
+
+export { freePort };
+
+/** Peak resident set size (VmHWM) of a process, in bytes. */
+export async function peakRss(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
+}
+
+const stops = new WeakMap<ChildProcess, () => Promise<void>>();
+
+/**
+ * Starts a TypeScript entry point as its own process and waits until its output says `ready`. The
+ * process is registered for clean-up, so a benchmark that throws does not leave it running.
+ */
+export async function startProcess(script: string, env: Record<string, string>, ready: string, timeoutMs = 120_000): Promise<ChildProcess> {
+  // BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the processes under test.
+  const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const stop = onCleanup(() => terminate(child));
+  stops.set(child, stop);
+  let output: string | undefined = '';
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${script} did not say "${ready}" within ${timeoutMs / 1000} s:\n${output}`)), timeoutMs);
+      // The pipes are drained for the whole run (a full pipe would block the child); the text is kept
+      // only until `ready`, so a chatty process does not grow this one.
+      const onData = (d: Buffer) => {
+        if (output === undefined) return;
+        output += d.toString();
+        if (!output.includes(ready)) return;
+        output = undefined;
+        clearTimeout(timer);
+        resolve();
+      };
+      child.stdout!.on('data', onData);
+      child.stderr!.on('data', onData);
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`${script} exited with ${code}:\n${output ?? ''}`));
+      });
+    });
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return child;
+}
+
+export function stopProcess(child: ChildProcess): Promise<void> {
+  return (stops.get(child) ?? (() => terminate(child)))();
+}
+
+/** SIGTERM, so the service stops its own children (redis-server, moderation); SIGKILL if it hangs. */
+function terminate(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const killer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.once('exit', () => {
+      clearTimeout(killer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+/** A fresh temp directory, removed at clean-up. */
+export async function tempDir(prefix: string): Promise<{ dir: string; remove: () => Promise<void> }> {
+  const dir = await mkdtemp(path.join(tmpdir(), prefix));
+  return { dir, remove: onCleanup(() => rm(dir, { recursive: true, force: true })) };
+}
+
+export interface BenchService {
+  url: string;
+  pid: number;
+  apiKey: string;
+  env: Record<string, string>;
+  database: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * The real service as `npm start` runs it (web + workers in one process), on PostgreSQL when one is
+ * reachable (BENCH_DATABASE_URL, else the local server), otherwise on the embedded PGlite.
+ */
+export async function startService(extraEnv: Record<string, string> = {}): Promise<BenchService> {
+  const { dir: dataDir, remove: removeDataDir } = await tempDir('hfs-bench-');
+  const port = await freePort();
+  const visionPort = await freePort();
+  const env: Record<string, string> = {
+    DATA_DIR: dataDir,
+    // Its own moderation service, not whatever answers on the default port 3001.
+    VISION_PORT: String(visionPort),
+    VISION_URL: `http://127.0.0.1:${visionPort}`,
+    PORT: String(port),
+    BASE_URL: `http://127.0.0.1:${port}`,
+    REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
+    LOG_LEVEL: 'warn',
+    PLAN_PRO_DAILY_LIMIT: '10000000',
+    RATE_LIMIT_UPLOADS_PER_MINUTE: '10000000',
+    ...extraEnv,
+  };
+  const dropDatabase = onCleanup(await benchDatabase(env));
+  const child = await startProcess('scripts/start.ts', env, 'is running');
+  // The moderation child loads its model after the web says it is running: measuring during that
+  // load would charge its CPU to whatever is measured first.
+  await waitForOk(`${env.VISION_URL}/health`);
+  const created = await runScript('scripts/admin.ts', ['user', 'create', '--username', 'bench', '--password', 'bench-pass-123', '--plan', 'pro'], env);
+  return {
+    url: `http://127.0.0.1:${port}`,
+    pid: child.pid!,
+    apiKey: JSON.parse(created).apiKey,
+    env,
+    database: env.DATABASE_URL ? 'postgres' : 'pglite',
+    async stop() {
+      await stopProcess(child);
+      await dropDatabase();
+      await removeDataDir();
+    },
+  };
+}
+
+async function waitForOk(url: string, timeoutMs = 120_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await fetch(url).then((r) => r.ok, () => false))) {
+    if (Date.now() > deadline) throw new Error(`${url} did not answer within ${timeoutMs / 1000} s`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function benchDatabase(env: Record<string, string>): Promise<() => Promise<void>> {
+  const admin = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const name = `hfs_bench_${process.pid}_${randomBytes(3).toString('hex')}`;
+  const client = new pg.Client({ connectionString: admin });
+  try {
+    await client.connect();
+    await client.query(`create database "${name}"`);
+  } catch (err) {
+    await client.end().catch(() => undefined);
+    if (process.env.BENCH_DATABASE_URL) throw err;
+    return async () => undefined; // no PostgreSQL here: the embedded PGlite it is
+  }
+  await client.end();
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  env.DATABASE_URL = url.toString();
+  env.SECRET_KEY = randomBytes(32).toString('hex');
+  return async () => {
+    const drop = new pg.Client({ connectionString: admin });
+    await drop.connect();
+    await drop.query(`drop database if exists "${name}" with (force)`);
+    await drop.end();
+  };
+}
+
+export function runScript(script: string, args: string[], env: Record<string, string>): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { env: { ...process.env, ...env } });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${script} failed: ${err}`))));
+  });
+}

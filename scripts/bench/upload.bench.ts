@@ -1,0 +1,91 @@
+import { Agent } from 'node:http';
+import { concurrently, imageChunk, multipartUpload, percentile } from './lib/load.js';
+import { freePort, peakRss, startProcess, startService, stopProcess, tempDir } from './lib/processes.js';
+import type { BenchRow } from './report.js';
+
+const MB = 1024 * 1024;
+const BIG = 512 * MB;
+const SMALL = 100 * 1024;
+const SMALL_TOTAL = 3000;
+const CONCURRENCY = 32;
+
+async function deleteFile(base: string, key: string, filename: string) {
+  await fetch(`${base}/api/user/images/${filename}`, { method: 'DELETE', headers: { 'x-api-key': key } });
+}
+
+async function startBaseline(script: string) {
+  const port = await freePort();
+  const uploads = await tempDir('hfs-bench-baseline-');
+  const child = await startProcess(script, { PORT: String(port), UPLOAD_DIR: uploads.dir }, 'ready');
+  return {
+    url: `http://127.0.0.1:${port}`,
+    async stop() {
+      await stopProcess(child);
+      await uploads.remove();
+    },
+  };
+}
+
+/** Big uploads: the service against a bare pipe-to-file server; small ones against bare Koa + multer. */
+export async function run(): Promise<{ title: string; rows: BenchRow[] }> {
+  const service = await startService();
+  const chunk = imageChunk(MB);
+  const upload = `${service.url}/api/upload`;
+  const rows: BenchRow[] = [];
+  try {
+    // Big upload: throughput ratio (best of two interleaved runs each, so page-cache flushes of one
+    // run do not land on the other) and the web process's peak RSS growth over a 1 MB upload.
+    await multipartUpload(upload, MB, { key: service.apiKey, chunk });
+    const rssAfterSmall = await peakRss(service.pid);
+    const pipe = await startBaseline('scripts/bench/baselines/pipe-server.ts');
+    const baseMs: number[] = [];
+    const oursMs: number[] = [];
+    for (let round = 0; round < 2; round++) {
+      baseMs.push((await multipartUpload(pipe.url, BIG, { chunk })).ms);
+      const ours = await multipartUpload(`${upload}?format=json`, BIG, { key: service.apiKey, chunk });
+      if (ours.status !== 200) throw new Error(`big upload answered ${ours.status}: ${ours.body}`);
+      oursMs.push(ours.ms);
+      await deleteFile(service.url, service.apiKey, JSON.parse(ours.body).data.filename);
+    }
+    await pipe.stop();
+    const rssGrowth = (await peakRss(service.pid)) - rssAfterSmall;
+    const mbps = (ms: number) => BIG / MB / (ms / 1000);
+    const [base, ours] = [Math.min(...baseMs), Math.min(...oursMs)];
+    rows.push(
+      { name: '512 MiB upload, bare pipe server', value: mbps(base), unit: 'MB/s' },
+      { name: '512 MiB upload, service', value: mbps(ours), unit: 'MB/s' },
+      { name: '512 MiB upload, service / baseline', value: base / ours, unit: 'ratio', target: ['>=', 0.9] },
+      { name: '512 MiB upload, service peak RSS growth', value: rssGrowth / MB, unit: 'MB', target: ['<=', 32] },
+    );
+
+    // Small uploads at concurrency 32: req/s ratio and the service's latency spread.
+    const small = imageChunk(SMALL);
+    const measure = async (url: string, key?: string) => {
+      const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+      const call = () => multipartUpload(url, SMALL, { chunk: small, agent, ...(key ? { key } : {}) });
+      await concurrently(200, CONCURRENCY, call); // warm-up
+      const result = await concurrently(SMALL_TOTAL, CONCURRENCY, call);
+      agent.destroy();
+      if (result.failures > 0) throw new Error(`${result.failures} small uploads failed at ${url}`);
+      return result;
+    };
+    const koa = await startBaseline('scripts/bench/baselines/koa-multer-server.ts');
+    const baseline = await measure(koa.url);
+    await koa.stop();
+    const service100k = await measure(upload, service.apiKey);
+    const rps = (r: { seconds: number }) => SMALL_TOTAL / r.seconds;
+    const p50 = percentile(service100k.latencies, 50);
+    const p99 = percentile(service100k.latencies, 99);
+    rows.push(
+      { name: '100 KB uploads x32, bare Koa+multer', value: rps(baseline), unit: 'req/s' },
+      { name: '100 KB uploads x32, service', value: rps(service100k), unit: 'req/s' },
+      { name: '100 KB uploads x32, service / baseline', value: rps(service100k) / rps(baseline), unit: 'ratio', target: ['>=', 0.6] },
+      { name: '100 KB uploads x32, service p50', value: p50, unit: 'ms' },
+      { name: '100 KB uploads x32, service p99', value: p99, unit: 'ms' },
+      { name: '100 KB uploads x32, service p99 / p50', value: p99 / p50, unit: 'ratio', target: ['<=', 4] },
+    );
+  } finally {
+    await service.stop();
+  }
+  return { title: `Uploads (service on ${service.database})`, rows };
+}

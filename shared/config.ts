@@ -1,0 +1,196 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+
+// The only place that reads process.env: every variable is validated here once, at boot.
+
+const port = z.coerce.number().int().min(0).max(65535);
+const positiveInt = z.coerce.number().int().positive();
+const bool = z.stringbool();
+
+const envSchema = z
+  .object({
+    NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+    BASE_URL: z.url({ protocol: /^https?$/ }).default('http://localhost:3000'),
+    SITE_URL: z.url({ protocol: /^https?$/ }).optional(),
+    VISION_URL: z.url({ protocol: /^https?$/ }).default('http://localhost:3001'),
+    PORT: port.default(3000),
+    VISION_PORT: port.default(3001),
+    DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+    REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
+    REDIS_PREFIX: z.string().regex(/^[a-z0-9:_-]+$/i).default('hfs'),
+    STORAGE_DRIVER: z.enum(['local', 's3']).default('local'),
+    S3_BUCKET: z.string().optional(),
+    S3_ENDPOINT: z.url().optional(),
+    S3_REGION: z.string().default('us-east-1'),
+    S3_FORCE_PATH_STYLE: bool.default(false),
+    S3_ACCESS_KEY_ID: z.string().optional(),
+    S3_SECRET_ACCESS_KEY: z.string().optional(),
+    DATA_DIR: z.string().default('./data'),
+    SECRET_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    TRUST_PROXY: bool.default(false),
+    RATE_LIMIT_UPLOADS_PER_MINUTE: z.coerce.number().int().positive().default(120),
+    RATE_LIMIT_ANONYMOUS_UPLOADS_PER_MINUTE: z.coerce.number().int().positive().default(20),
+    PRIVATE_LINK_TTL_SECONDS: z.coerce.number().int().positive().default(3600),
+    CACHE_CONTROL_PUBLIC: z.string().default('public, max-age=3600'),
+    VISION_MAX_FILE_SIZE_MB: z.coerce.number().int().positive().default(100),
+    VISION_MAX_CONCURRENT_JOBS: z.coerce.number().int().positive().default(2),
+    MODERATION_ENABLED: bool.default(true),
+    // While a file waits for its verdict: served (false, default) or held back with 451 (true).
+    MODERATION_HOLD_PENDING: bool.default(false),
+    SSE_HEARTBEAT_MS: z.coerce.number().int().min(100).default(25_000),
+    RATE_LIMIT_LOGIN_FAILURES: z.coerce.number().int().positive().default(10),
+    CAPTCHA_MAX_NUMBER: z.coerce.number().int().min(10).default(50_000),
+    URL_FETCH_TIMEOUT_MS: z.coerce.number().int().positive().default(10 * 60 * 1000),
+    // Test-only: origins (e.g. http://127.0.0.1:5123) that URL fetches may reach despite the SSRF rules.
+    URL_FETCH_ALLOWED_ORIGINS: z
+      .string()
+      .transform((v) => v.split(',').map((o) => o.trim()).filter(Boolean))
+      .pipe(z.array(z.url()))
+      .optional(),
+    // CDN purge: a URL template where {url} is replaced by each changed file URL (URL-encoded).
+    CDN_PURGE_URL: z.string().includes('{url}', { error: 'must contain {url}' }).optional(),
+    CDN_PURGE_METHOD: z.string().regex(/^[A-Z]+$/).default('PURGE'),
+    CDN_PURGE_AUTHORIZATION: z.string().optional(),
+    API_KEY_REGENERATIONS_PER_MONTH: z.coerce.number().int().min(0).default(5),
+    PLAN_ANONYMOUS_MAX_FILE_SIZE: positiveInt.optional(),
+    PLAN_FREE_MAX_FILE_SIZE: positiveInt.optional(),
+    PLAN_FREE_DAILY_LIMIT: positiveInt.optional(),
+    PLAN_FREE_STORAGE_LIMIT: positiveInt.optional(),
+    PLAN_FREE_MAX_FOLDERS: positiveInt.optional(),
+    PLAN_PRO_MAX_FILE_SIZE: positiveInt.optional(),
+    PLAN_PRO_DAILY_LIMIT: positiveInt.optional(),
+    PLAN_PRO_STORAGE_LIMIT: positiveInt.optional(),
+  })
+  .superRefine((env, ctx) => {
+    if (env.STORAGE_DRIVER === 's3' && !env.S3_BUCKET) {
+      ctx.addIssue({ code: 'custom', path: ['S3_BUCKET'], message: 'required when STORAGE_DRIVER=s3' });
+    }
+    if (env.URL_FETCH_ALLOWED_ORIGINS?.length && env.NODE_ENV === 'production') {
+      ctx.addIssue({ code: 'custom', path: ['URL_FETCH_ALLOWED_ORIGINS'], message: 'is for tests only and refused in production' });
+    }
+    if (env.DATABASE_URL && !env.SECRET_KEY) {
+      // Every process sharing one database must decrypt the same secrets, so no per-machine default.
+      ctx.addIssue({ code: 'custom', path: ['SECRET_KEY'], message: 'required when DATABASE_URL is set' });
+    }
+  });
+
+export type Env = Record<string, string | undefined>;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration: ${problems.join('; ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export function parseConfig(env: Env) {
+  // An empty variable means "not set", as in most .env tooling.
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const result = envSchema.safeParse(present);
+  if (!result.success) {
+    throw new ConfigError(result.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`));
+  }
+  const e = result.data;
+  const dataDir = path.resolve(e.DATA_DIR);
+  const planOverrides = {
+    anonymous: { maxFileSize: e.PLAN_ANONYMOUS_MAX_FILE_SIZE },
+    free: {
+      maxFileSize: e.PLAN_FREE_MAX_FILE_SIZE,
+      dailyLimit: e.PLAN_FREE_DAILY_LIMIT,
+      monthlyStorageLimit: e.PLAN_FREE_STORAGE_LIMIT,
+      maxFolders: e.PLAN_FREE_MAX_FOLDERS,
+    },
+    pro: {
+      maxFileSize: e.PLAN_PRO_MAX_FILE_SIZE,
+      dailyLimit: e.PLAN_PRO_DAILY_LIMIT,
+      monthlyStorageLimit: e.PLAN_PRO_STORAGE_LIMIT,
+    },
+  };
+  return {
+    env: e.NODE_ENV,
+    baseUrl: trimSlash(e.BASE_URL),
+    siteUrl: trimSlash(e.SITE_URL ?? e.BASE_URL),
+    visionUrl: trimSlash(e.VISION_URL),
+    port: e.PORT,
+    visionPort: e.VISION_PORT,
+    databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL,
+    redisPrefix: e.REDIS_PREFIX,
+    dataDir,
+    secretKey: e.SECRET_KEY ?? secretFromDataDir(dataDir),
+    logLevel: e.LOG_LEVEL,
+    trustProxy: e.TRUST_PROXY,
+    apiKeyRegenerationsPerMonth: e.API_KEY_REGENERATIONS_PER_MONTH,
+    rateLimits: {
+      uploadsPerMinute: e.RATE_LIMIT_UPLOADS_PER_MINUTE,
+      anonymousUploadsPerMinute: e.RATE_LIMIT_ANONYMOUS_UPLOADS_PER_MINUTE,
+      loginFailures: e.RATE_LIMIT_LOGIN_FAILURES,
+    },
+    captchaMaxNumber: e.CAPTCHA_MAX_NUMBER,
+    privateLinkTtlSeconds: e.PRIVATE_LINK_TTL_SECONDS,
+    sseHeartbeatMs: e.SSE_HEARTBEAT_MS,
+    vision: {
+      maxFileSizeMb: e.VISION_MAX_FILE_SIZE_MB,
+      maxConcurrentJobs: e.VISION_MAX_CONCURRENT_JOBS,
+      workDir: path.join(dataDir, 'vision'),
+    },
+    moderation: { enabled: e.MODERATION_ENABLED, holdPending: e.MODERATION_HOLD_PENDING },
+    cacheControlPublic: e.CACHE_CONTROL_PUBLIC,
+    cdnPurge: e.CDN_PURGE_URL
+      ? { urlTemplate: e.CDN_PURGE_URL, method: e.CDN_PURGE_METHOD, authorization: e.CDN_PURGE_AUTHORIZATION }
+      : undefined,
+    urlFetch: {
+      timeoutMs: e.URL_FETCH_TIMEOUT_MS,
+      allowedOrigins: (e.URL_FETCH_ALLOWED_ORIGINS ?? []).map((o) => new URL(o).origin),
+    },
+    planOverrides,
+    storage: {
+      driver: e.STORAGE_DRIVER,
+      localRoot: path.join(dataDir, 'files'),
+      s3: {
+        bucket: e.S3_BUCKET ?? '',
+        endpoint: e.S3_ENDPOINT,
+        region: e.S3_REGION,
+        forcePathStyle: e.S3_FORCE_PATH_STYLE,
+        accessKeyId: e.S3_ACCESS_KEY_ID,
+        secretAccessKey: e.S3_SECRET_ACCESS_KEY,
+      },
+    },
+  };
+}
+
+export type Config = ReturnType<typeof parseConfig>;
+
+/** Reads the process environment; on a bad value prints every problem in one message and exits. */
+export function loadConfig(): Config {
+  try {
+    return parseConfig(process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+}
+
+function trimSlash(url: string) {
+  return url.replace(/\/+$/, '');
+}
+
+/** The embedded default keeps one generated secret beside its data, so restarts can decrypt. */
+function secretFromDataDir(dataDir: string): string {
+  const file = path.join(dataDir, 'secret');
+  try {
+    return readFileSync(file, 'utf8').trim();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(32).toString('hex');
+  writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
+  return secret;
+}

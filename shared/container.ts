@@ -1,0 +1,158 @@
+import type { Config } from './config.js';
+import { SecretBox } from './crypto.js';
+import type { DatabaseHandle } from './db/client.js';
+import { openDatabase } from './db/open-database.js';
+import { JobQueues } from './jobs.js';
+import { createLogger, type Logger } from './logger.js';
+import { Plans } from './plans.js';
+import { createRedis } from './redis.js';
+import { createRateLimits } from './rate-limits.js';
+import { AccountRepository } from './repositories/account.repository.js';
+import { FileRepository } from './repositories/file.repository.js';
+import { FolderKeyRepository } from './repositories/folder-key.repository.js';
+import { FolderRepository } from './repositories/folder.repository.js';
+import { NotificationRepository } from './repositories/notification.repository.js';
+import { PollRepository } from './repositories/poll.repository.js';
+import { SessionRepository } from './repositories/session.repository.js';
+import { AccountService } from './services/account.service.js';
+import { AuthService } from './services/auth.service.js';
+import { CaptchaService } from './services/captcha.service.js';
+import { SessionService } from './services/session.service.js';
+import { UrlFormatService } from './services/url-format.service.js';
+import { CachePurgeService } from './services/cache-purge.service.js';
+import { DashboardService } from './services/dashboard.service.js';
+import { FileCache } from './services/file-cache.js';
+import { FolderKeyService } from './services/folder-key.service.js';
+import { FolderService } from './services/folder.service.js';
+import { ModerationService } from './services/moderation.service.js';
+import { NotificationService } from './services/notification.service.js';
+import { PollService } from './services/poll.service.js';
+import { FileUrls } from './services/file-urls.js';
+import { FileService } from './services/file.service.js';
+import { HostedFileService } from './services/hosted-file.service.js';
+import { SiteSessionService } from './services/site-session.service.js';
+import { UploadAuthService } from './services/upload-auth.service.js';
+import { UploadService } from './services/upload.service.js';
+import { UrlUploadService } from './services/url-upload.service.js';
+import { createStorage } from './storage/index.js';
+
+export interface ContainerOptions {
+  /** An already open database (tests hand in a per-file clone). */
+  database?: DatabaseHandle;
+  logger?: Logger;
+  /** The admin CLI needs no Redis for most commands; it connects on first use instead. */
+  connectRedis?: boolean;
+}
+
+/**
+ * Wires config, engines, repositories and services once per process. The API, the workers, the
+ * admin CLI and the tests all build the same container, so they run the same services.
+ */
+export async function createContainer(config: Config, options: ContainerOptions = {}) {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const database = options.database ?? (await openDatabase(config));
+  const redis = createRedis(config.redisUrl);
+  if (options.connectRedis !== false) await redis.connect();
+  const storage = createStorage(config.storage);
+  const jobs = new JobQueues(redis, config.redisPrefix);
+  const box = new SecretBox(config.secretKey);
+  const plans = new Plans(config.planOverrides);
+
+  const urls = new FileUrls(config.siteUrl, box, config.privateLinkTtlSeconds);
+  const rateLimits = createRateLimits(redis, config);
+
+  const repositories = {
+    accounts: new AccountRepository(database.db),
+    files: new FileRepository(database.db),
+    folders: new FolderRepository(database.db),
+    folderKeys: new FolderKeyRepository(database.db),
+    sessions: new SessionRepository(database.db),
+    notifications: new NotificationRepository(database.db),
+    polls: new PollRepository(database.db),
+  };
+  const fileCache = new FileCache();
+  const accounts = new AccountService(repositories.accounts, plans, box, config.apiKeyRegenerationsPerMonth);
+  const folders = new FolderService(repositories.folders, plans);
+  const folderKeys = new FolderKeyService(repositories.folderKeys, folders, plans, box);
+  const uploadAuth = new UploadAuthService(accounts, folderKeys);
+  const sessions = new SessionService(repositories.sessions);
+  const captcha = new CaptchaService(box.sign('altcha-hmac-key'), redis, config.redisPrefix, config.captchaMaxNumber);
+  const cachePurges = new CachePurgeService({ cache: fileCache, jobs, redis, urls, logger, config });
+  const notifications = new NotificationService(repositories.notifications, redis, jobs, config.redisPrefix);
+  const moderation = new ModerationService({
+    files: repositories.files,
+    accounts: repositories.accounts,
+    storage,
+    jobs,
+    notifications,
+    purges: cachePurges,
+    logger,
+    config: { visionUrl: config.visionUrl, ...config.moderation },
+  });
+  const uploads = new UploadService({
+    storage,
+    files: repositories.files,
+    plans,
+    urls,
+    jobs,
+    moderation,
+    logger,
+    baseUrl: config.baseUrl,
+  });
+  const services = {
+    accounts,
+    notifications,
+    moderation,
+    polls: new PollService(repositories.polls, async (id) => (await repositories.accounts.findById(id))?.username ?? null),
+    sessions,
+    captcha,
+    auth: new AuthService({ accounts, accountRows: repositories.accounts, captcha, sessions, rateLimits }),
+    folders,
+    folderKeys,
+    uploadAuth,
+    uploads,
+    cachePurges,
+    urlUploads: new UrlUploadService({ jobs, uploads, uploadAuth, accounts: repositories.accounts, config }),
+    files: new FileService({
+      files: repositories.files,
+      folders,
+      accounts: repositories.accounts,
+      uploads,
+      purges: cachePurges,
+      moderation,
+      urls,
+      plans,
+      jobs,
+      logger,
+    }),
+    urlFormats: new UrlFormatService(repositories.accounts, urls, plans),
+    dashboard: new DashboardService({ files: repositories.files, accounts, folders, folderKeys, urls }),
+    hosted: new HostedFileService(repositories.files, repositories.accounts, storage, urls, fileCache, moderation),
+    siteSessions: new SiteSessionService(box, new URL(config.siteUrl).origin),
+  };
+
+  return {
+    config,
+    logger,
+    database,
+    db: database.db,
+    redis,
+    storage,
+    jobs,
+    box,
+    plans,
+    urls,
+    rateLimits,
+    repositories,
+    services,
+    async close() {
+      await services.urlUploads.close();
+      await jobs.close();
+      if (redis.status !== 'wait' && redis.status !== 'end') await redis.quit().catch(() => redis.disconnect());
+      await storage.close?.();
+      await database.close();
+    },
+  };
+}
+
+export type Container = Awaited<ReturnType<typeof createContainer>>;

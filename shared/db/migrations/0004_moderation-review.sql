@@ -1,0 +1,2 @@
+ALTER TABLE "files" ADD COLUMN "moderation_reviewed_at" timestamp with time zone;--> statement-breakpoint
+CREATE INDEX "files_flagged_idx" ON "files" USING btree ("moderated_at") WHERE "files"."moderation_verdict" in ('soft_flag', 'hard_block') and "files"."moderation_reviewed_at" is null;

@@ -1,0 +1,274 @@
+import { sql } from 'drizzle-orm';
+import {
+  type AnyPgColumn,
+  bigint,
+  boolean,
+  date,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+const createdAt = () => ts('created_at').notNull().defaultNow();
+
+export const accounts = pgTable(
+  'accounts',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    username: text('username').notNull(),
+    email: text('email').notNull().default(''),
+    passwordHash: text('password_hash'),
+    plan: text('plan', { enum: ['free', 'pro'] }).notNull().default('free'),
+    status: text('status', { enum: ['active', 'banned'] }).notNull().default('active'),
+    banReason: text('ban_reason'),
+    bannedAt: ts('banned_at'),
+    banExpiresAt: ts('ban_expires_at'),
+    apiKeyHash: text('api_key_hash').notNull(),
+    apiKeySealed: text('api_key_sealed').notNull(),
+    keyRegenMonth: text('key_regen_month'),
+    keyRegenCount: integer('key_regen_count').notNull().default(0),
+    keyRegeneratedAt: ts('key_regenerated_at'),
+    defaultUploadFolderId: uuid('default_upload_folder_id').references((): AnyPgColumn => folders.id, {
+      onDelete: 'set null',
+    }),
+    urlFormat: text('url_format', { enum: ['subdomain', 'short', 'custom'] }).notNull().default('subdomain'),
+    uploadCount: integer('upload_count').notNull().default(0),
+    // Today's upload count lives on the account row: the auth lookup already has it, and one
+    // conditional UPDATE charges it with the storage.
+    usageDay: date('usage_day', { mode: 'string' }),
+    usageDayCount: integer('usage_day_count').notNull().default(0),
+    // Bytes of every file the account stores now; reported as usage.monthlyStorageUsed.
+    storageUsed: bigint('storage_used', { mode: 'number' }).notNull().default(0),
+    lastUsedAt: ts('last_used_at').notNull().defaultNow(),
+    discordUsername: text('discord_username'),
+    googleUsername: text('google_username'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('accounts_username_lower_uq').on(sql`lower(${t.username})`),
+    uniqueIndex('accounts_api_key_hash_uq').on(t.apiKeyHash),
+  ],
+);
+
+export const folders = pgTable(
+  'folders',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    shareId: text('share_id'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('folders_account_name_uq').on(t.accountId, sql`lower(${t.name})`),
+    uniqueIndex('folders_share_id_uq').on(t.shareId),
+  ],
+);
+
+export const folderKeys = pgTable(
+  'folder_keys',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    folderId: uuid('folder_id')
+      .notNull()
+      .references(() => folders.id, { onDelete: 'cascade' }),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    keyHash: text('key_hash').notNull(),
+    keySealed: text('key_sealed').notNull(),
+    lastUsedAt: ts('last_used_at'),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('folder_keys_folder_uq').on(t.folderId), uniqueIndex('folder_keys_key_hash_uq').on(t.keyHash)],
+);
+
+export const files = pgTable(
+  'files',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    // null for anonymous uploads from the website
+    accountId: uuid('account_id').references(() => accounts.id, { onDelete: 'cascade' }),
+    folderId: uuid('folder_id').references(() => folders.id, { onDelete: 'set null' }),
+    filename: text('filename').notNull(),
+    originalName: text('original_name').notNull(),
+    objectKey: text('object_key').notNull(),
+    shortCode: text('short_code').notNull(),
+    size: bigint('size', { mode: 'number' }).notNull(),
+    mimeType: text('mime_type').notNull(),
+    source: text('source').notNull(),
+    urlFormat: text('url_format', { enum: ['subdomain', 'short', 'custom', 'standard', 'anonymous'] }).notNull(),
+    isPrivate: boolean('is_private').notNull().default(false),
+    expiresAt: ts('expires_at'),
+    expiry: text('expiry'),
+    deletionTokenHash: text('deletion_token_hash').notNull(),
+    moderationVerdict: text('moderation_verdict', { enum: ['allow', 'soft_flag', 'hard_block'] }),
+    moderationScore: integer('moderation_score'),
+    moderatedAt: ts('moderated_at'),
+    // Set when an administrator released a flagged or quarantined file.
+    moderationReviewedAt: ts('moderation_reviewed_at'),
+    quarantined: boolean('quarantined').notNull().default(false),
+    createdAt: createdAt(),
+    updatedAt: ts('updated_at'),
+  },
+  (t) => [
+    uniqueIndex('files_account_filename_uq').on(t.accountId, t.filename),
+    uniqueIndex('files_anonymous_filename_uq').on(t.filename).where(sql`${t.accountId} is null`),
+    uniqueIndex('files_short_code_uq').on(t.shortCode),
+    // Dashboard sorts (newest, size, names) stay index scans at 100k files per account.
+    index('files_account_created_idx').on(t.accountId, t.createdAt),
+    index('files_account_size_idx').on(t.accountId, t.size),
+    index('files_account_original_idx').on(t.accountId, t.originalName),
+    index('files_account_folder_created_idx').on(t.accountId, t.folderId, t.createdAt),
+    // Substring search on both names (ILIKE '%q%') through trigrams. The names are joined by a
+    // control character that no name and no search term contains, so a match never spans both.
+    index('files_search_trgm_idx').using('gin', sql`(${t.filename} || E'\\x01' || ${t.originalName}) gin_trgm_ops`),
+    index('files_folder_idx').on(t.folderId),
+    index('files_deletion_token_idx').on(t.deletionTokenHash),
+    index('files_expires_idx').on(t.expiresAt).where(sql`${t.expiresAt} is not null`),
+    index('files_flagged_idx')
+      .on(t.moderatedAt)
+      .where(sql`${t.moderationVerdict} in ('soft_flag', 'hard_block') and ${t.moderationReviewedAt} is null`),
+  ],
+);
+
+export const sessions = pgTable(
+  'sessions',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    tokenHash: text('token_hash').notNull(),
+    userAgent: text('user_agent'),
+    createdAt: createdAt(),
+    expiresAt: ts('expires_at').notNull(),
+  },
+  (t) => [uniqueIndex('sessions_token_hash_uq').on(t.tokenHash), index('sessions_account_idx').on(t.accountId)],
+);
+
+export const notifications = pgTable(
+  'notifications',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    type: text('type').notNull(),
+    title: text('title').notNull(),
+    message: text('message').notNull(),
+    read: boolean('read').notNull().default(false),
+    data: jsonb('data').$type<Record<string, unknown>>().notNull().default({}),
+    broadcastId: uuid('broadcast_id'),
+    // Monotonic per database: the SSE event id, so Last-Event-ID replay has a total order.
+    seq: bigint('seq', { mode: 'number' }).generatedAlwaysAsIdentity(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('notifications_account_seq_idx').on(t.accountId, t.seq),
+    uniqueIndex('notifications_broadcast_account_uq').on(t.broadcastId, t.accountId),
+  ],
+);
+
+export const polls = pgTable('polls', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  question: text('question').notNull(),
+  description: text('description').notNull().default(''),
+  status: text('status', { enum: ['active', 'closed'] }).notNull().default('active'),
+  targetType: text('target_type', { enum: ['all', 'user'] }).notNull().default('all'),
+  targetAccountId: uuid('target_account_id').references(() => accounts.id, { onDelete: 'cascade' }),
+  totalVotes: integer('total_votes').notNull().default(0),
+  closesAt: ts('closes_at'),
+  closedAt: ts('closed_at'),
+  createdAt: createdAt(),
+});
+
+export const pollOptions = pgTable(
+  'poll_options',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    pollId: uuid('poll_id')
+      .notNull()
+      .references(() => polls.id, { onDelete: 'cascade' }),
+    text: text('text').notNull(),
+    position: integer('position').notNull(),
+    voteCount: integer('vote_count').notNull().default(0),
+  },
+  (t) => [index('poll_options_poll_idx').on(t.pollId)],
+);
+
+export const pollVotes = pgTable(
+  'poll_votes',
+  {
+    pollId: uuid('poll_id')
+      .notNull()
+      .references(() => polls.id, { onDelete: 'cascade' }),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    optionId: uuid('option_id')
+      .notNull()
+      .references(() => pollOptions.id, { onDelete: 'cascade' }),
+    createdAt: createdAt(),
+  },
+  // One vote per account per poll, enforced by the database.
+  (t) => [primaryKey({ columns: [t.pollId, t.accountId] })],
+);
+
+export const customDomains = pgTable(
+  'custom_domains',
+  {
+    accountId: uuid('account_id')
+      .primaryKey()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    domain: text('domain').notNull(),
+    status: text('status', { enum: ['pending', 'active', 'failed'] }).notNull().default('pending'),
+    txtRecordName: text('txt_record_name').notNull(),
+    txtRecordValue: text('txt_record_value').notNull(),
+    sslValidationRecords: jsonb('ssl_validation_records').$type<{ txt_name: string; txt_value: string }[]>().notNull().default([]),
+    dnsChecks: jsonb('dns_checks').$type<Record<string, boolean>>().notNull().default({}),
+    providerStatus: text('provider_status').notNull().default('pending'),
+    sslStatus: text('ssl_status').notNull().default('pending'),
+    acmeState: jsonb('acme_state').$type<Record<string, unknown>>(),
+    certificatePem: text('certificate_pem'),
+    privateKeySealed: text('private_key_sealed'),
+    certificateExpiresAt: ts('certificate_expires_at'),
+    lastCheckedAt: ts('last_checked_at'),
+    verifiedAt: ts('verified_at'),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('custom_domains_domain_uq').on(sql`lower(${t.domain})`)],
+);
+
+export const oauthModels = pgTable(
+  'oauth_models',
+  {
+    kind: text('kind').notNull(),
+    id: text('id').notNull(),
+    payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
+    grantId: text('grant_id'),
+    userCode: text('user_code'),
+    uid: text('uid'),
+    expiresAt: ts('expires_at'),
+    consumedAt: ts('consumed_at'),
+  },
+  (t) => [
+    primaryKey({ columns: [t.kind, t.id] }),
+    index('oauth_models_grant_idx').on(t.grantId),
+    index('oauth_models_uid_idx').on(t.uid),
+  ],
+);
+
+export type AccountRow = typeof accounts.$inferSelect;
+export type FileRow = typeof files.$inferSelect;
+export type FolderRow = typeof folders.$inferSelect;
+export type FolderKeyRow = typeof folderKeys.$inferSelect;

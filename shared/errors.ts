@@ -1,0 +1,48 @@
+/**
+ * The one error type of the domain. `status` is the HTTP status the error middleware answers with,
+ * `code` a stable machine name, and `extra` fields that belong in the body (e.g. retryAfter).
+ * Only errors below 500 expose their message; others are logged and answered generically.
+ */
+export class AppError extends Error {
+  readonly expose: boolean;
+
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly extra: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = 'AppError';
+    this.expose = status < 500;
+  }
+
+  static badRequest(message: string, extra?: Record<string, unknown>) {
+    return new AppError(400, 'bad_request', message, extra);
+  }
+  static unauthorized(message = 'Authentication required') {
+    return new AppError(401, 'unauthorized', message);
+  }
+  static forbidden(message: string) {
+    return new AppError(403, 'forbidden', message);
+  }
+  static notFound(message = 'Not found') {
+    return new AppError(404, 'not_found', message);
+  }
+  static conflict(message: string) {
+    return new AppError(409, 'conflict', message);
+  }
+  static tooLarge(message: string) {
+    return new AppError(413, 'payload_too_large', message);
+  }
+  static tooManyRequests(message: string, retryAfterSeconds: number) {
+    return new AppError(429, 'too_many_requests', message, { retryAfter: Math.max(1, Math.ceil(retryAfterSeconds)) });
+  }
+  static storageUnavailable(message = 'Storage is briefly unavailable, nothing was saved; retry') {
+    return new AppError(502, 'storage_unavailable', message);
+  }
+}
+
+export function isAppError(err: unknown): err is AppError {
+  return err instanceof AppError;
+}

@@ -1,0 +1,77 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { Database } from '../db/client.js';
+import { accounts, type AccountRow } from '../db/schema.js';
+import type { PlanName } from '../plans.js';
+
+export type NewAccount = Pick<AccountRow, 'username' | 'email' | 'apiKeyHash' | 'apiKeySealed'> &
+  Partial<Pick<AccountRow, 'passwordHash' | 'plan'>>;
+
+/** Accounts are their own owner: every query here is keyed by the account's id or a unique secret. */
+export class AccountRepository {
+  // Every authenticated request runs this lookup: built once, and a named prepared statement on the server.
+  private readonly byApiKeyHash;
+
+  constructor(private readonly db: Database) {
+    this.byApiKeyHash = db
+      .select()
+      .from(accounts)
+      .where(eq(accounts.apiKeyHash, sql.placeholder('hash')))
+      .prepare('account_by_api_key_hash');
+  }
+
+  async create(input: NewAccount): Promise<AccountRow> {
+    const [row] = await this.db.insert(accounts).values(input).returning();
+    return row!;
+  }
+
+  async findById(id: string): Promise<AccountRow | undefined> {
+    const [row] = await this.db.select().from(accounts).where(eq(accounts.id, id));
+    return row;
+  }
+
+  async findByUsername(username: string): Promise<AccountRow | undefined> {
+    const [row] = await this.db
+      .select()
+      .from(accounts)
+      .where(sql`lower(${accounts.username}) = lower(${username})`);
+    return row;
+  }
+
+  async findByApiKeyHash(hash: string): Promise<AccountRow | undefined> {
+    const [row] = await this.byApiKeyHash.execute({ hash });
+    return row;
+  }
+
+  async update(id: string, changes: Partial<Omit<AccountRow, 'id' | 'createdAt'>>): Promise<AccountRow | undefined> {
+    const [row] = await this.db.update(accounts).set(changes).where(eq(accounts.id, id)).returning();
+    return row;
+  }
+
+  async setPlan(id: string, plan: PlanName) {
+    return this.update(id, { plan });
+  }
+
+  /**
+   * Swaps the primary key if this month's allowance is not used up, in one statement so concurrent
+   * regenerations cannot exceed it. Returns undefined when the allowance is spent.
+   */
+  async rotateApiKey(id: string, key: { hash: string; sealed: string }, month: string, allowance: number) {
+    const [row] = await this.db
+      .update(accounts)
+      .set({
+        apiKeyHash: key.hash,
+        apiKeySealed: key.sealed,
+        keyRegenCount: sql`case when ${accounts.keyRegenMonth} = ${month} then ${accounts.keyRegenCount} + 1 else 1 end`,
+        keyRegenMonth: month,
+        keyRegeneratedAt: new Date(),
+      })
+      .where(
+        and(
+          eq(accounts.id, id),
+          sql`(${accounts.keyRegenMonth} is distinct from ${month} or ${accounts.keyRegenCount} < ${allowance})`,
+        ),
+      )
+      .returning();
+    return row;
+  }
+}

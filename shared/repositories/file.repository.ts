@@ -1,0 +1,294 @@
+import { and, asc, count, desc, eq, getTableColumns, inArray, isNull, lte, type SQL, sql } from 'drizzle-orm';
+import type { Database } from '../db/client.js';
+import { accounts, files, type FileRow } from '../db/schema.js';
+import { AppError } from '../errors.js';
+import { secondsUntilNextUtcDay, utcDay } from '../time.js';
+import { whileFolderExists } from './pg-errors.js';
+
+export type NewFile = typeof files.$inferInsert;
+
+export const SORT_COLUMNS = {
+  timestamp: files.createdAt,
+  size: files.size,
+  filename: files.filename,
+  originalName: files.originalName,
+} as const;
+
+export interface FileListQuery {
+  page: number;
+  limit: number;
+  search?: string | undefined;
+  /** a folder id, 'root' for files outside folders, or undefined for all */
+  folderId?: string | undefined;
+  sortBy: keyof typeof SORT_COLUMNS;
+  sortOrder: 'asc' | 'desc';
+}
+
+export interface Replacement {
+  objectKey: string;
+  size: number;
+  mimeType: string;
+  originalName: string;
+}
+
+export interface UploadCharge {
+  dailyLimit: number;
+  storageLimit: number;
+}
+
+type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
+
+const FILE_COLUMNS = Object.entries(getTableColumns(files));
+
+/** A raw `returning *` row of files, typed the way drizzle's own queries return it. */
+function fromRow(raw: Record<string, unknown>): FileRow {
+  const row: Record<string, unknown> = {};
+  for (const [key, column] of FILE_COLUMNS) {
+    const value = raw[column.name];
+    row[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
+  }
+  return row as FileRow;
+}
+
+/** All SQL on files. Reads and writes for an account always name it; anonymous files have none. */
+export class FileRepository {
+  constructor(private readonly db: Database) {}
+
+  /**
+   * Records an upload and charges it in one statement: the account row is updated only while
+   * today's count and the storage stay within their limits (a row-locked conditional UPDATE), and
+   * the file is inserted only if that happened. No number of concurrent uploads can pass a limit,
+   * and a failure anywhere (a taken name too) leaves nothing charged.
+   */
+  async insertCharged(file: NewFile, charge?: UploadCharge): Promise<FileRow> {
+    if (!file.accountId || !charge) {
+      const [row] = await this.db.insert(files).values(file).returning();
+      return row!;
+    }
+    const day = utcDay();
+    const result = await this.db.execute(sql`
+      with charged as (
+        update accounts set
+          storage_used = storage_used + ${file.size}::bigint,
+          upload_count = upload_count + 1,
+          last_used_at = now(),
+          usage_day_count = case when usage_day = ${day}::date then usage_day_count + 1 else 1 end,
+          usage_day = ${day}::date
+        where id = ${file.accountId}::uuid
+          and storage_used + ${file.size}::bigint <= ${charge.storageLimit}::bigint
+          and (usage_day is distinct from ${day}::date or usage_day_count < ${charge.dailyLimit}::int)
+        returning id
+      )
+      insert into files (account_id, folder_id, filename, original_name, object_key, short_code, size, mime_type,
+                         source, url_format, expires_at, expiry, deletion_token_hash)
+      select charged.id, ${file.folderId ?? null}::uuid, ${file.filename}, ${file.originalName}, ${file.objectKey},
+             ${file.shortCode}, ${file.size}::bigint, ${file.mimeType}, ${file.source}, ${file.urlFormat},
+             ${file.expiresAt ?? null}::timestamptz, ${file.expiry ?? null}, ${file.deletionTokenHash}
+      from charged
+      returning *`);
+    const [raw] = (result as unknown as { rows: Record<string, unknown>[] }).rows;
+    if (raw) return fromRow(raw);
+    const [account] = await this.db.select().from(accounts).where(eq(accounts.id, file.accountId));
+    if (account?.usageDay === day && account.usageDayCount >= charge.dailyLimit) {
+      throw AppError.tooManyRequests('Daily upload limit reached', secondsUntilNextUtcDay());
+    }
+    throw AppError.forbidden('Storage limit reached: delete files or upgrade the plan');
+  }
+
+  async findOwned(accountId: string, filename: string): Promise<FileRow | undefined> {
+    const [row] = await this.db
+      .select()
+      .from(files)
+      .where(and(eq(files.accountId, accountId), eq(files.filename, filename)));
+    return row;
+  }
+
+  /** One page of an account's files and the number that match, for the dashboard. */
+  async page(accountId: string, query: FileListQuery): Promise<{ rows: FileRow[]; matching: number; total: number }> {
+    const conditions: SQL[] = [eq(files.accountId, accountId)];
+    if (query.folderId === 'root') conditions.push(isNull(files.folderId));
+    else if (query.folderId) conditions.push(eq(files.folderId, query.folderId));
+    if (query.search) {
+      // Same expression as the trigram index, so the index serves the substring search.
+      const pattern = `%${query.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      conditions.push(sql`(${files.filename} || E'\\x01' || ${files.originalName}) ilike ${pattern}`);
+    }
+    const where = and(...conditions);
+    const order = query.sortOrder === 'asc' ? asc : desc;
+    const [rows, [matching], [total]] = await Promise.all([
+      this.db
+        .select()
+        .from(files)
+        .where(where)
+        .orderBy(order(SORT_COLUMNS[query.sortBy]), order(files.id))
+        .limit(query.limit)
+        .offset((query.page - 1) * query.limit),
+      this.db.select({ n: count() }).from(files).where(where),
+      this.db.select({ n: count() }).from(files).where(eq(files.accountId, accountId)),
+    ]);
+    return { rows, matching: matching?.n ?? 0, total: total?.n ?? 0 };
+  }
+
+  /** Renames a file; a name the account already uses fails on the unique index. */
+  async rename(accountId: string, filename: string, newFilename: string, mimeType: string): Promise<FileRow | undefined> {
+    const [row] = await this.db
+      .update(files)
+      .set({ filename: newFilename, mimeType })
+      .where(and(eq(files.accountId, accountId), eq(files.filename, filename)))
+      .returning();
+    return row;
+  }
+
+  /**
+   * Points a file at a new object in one transaction, adjusting the account's storage by the size
+   * difference only while it stays within `storageLimit`. Returns the row before and after.
+   */
+  async replace(accountId: string, filename: string, next: Replacement, storageLimit: number) {
+    return this.db.transaction(async (tx) => {
+      const [before] = await tx
+        .select()
+        .from(files)
+        .where(and(eq(files.accountId, accountId), eq(files.filename, filename)))
+        .for('update');
+      if (!before) throw AppError.notFound('File not found');
+      const delta = next.size - before.size;
+      const charged = await tx
+        .update(accounts)
+        .set({ storageUsed: sql`greatest(${accounts.storageUsed} + ${delta}, 0)` })
+        .where(and(eq(accounts.id, accountId), sql`(${delta} <= 0 or ${accounts.storageUsed} + ${delta} <= ${storageLimit})`))
+        .returning({ id: accounts.id });
+      if (charged.length === 0) throw AppError.tooLarge('The larger file would pass the storage limit');
+      const [after] = await tx
+        .update(files)
+        .set({ ...next, updatedAt: new Date() })
+        .where(eq(files.id, before.id))
+        .returning();
+      return { before, after: after! };
+    });
+  }
+
+  async setPrivate(accountId: string, filename: string, isPrivate: boolean): Promise<FileRow | undefined> {
+    const [row] = await this.db
+      .update(files)
+      .set({ isPrivate })
+      .where(and(eq(files.accountId, accountId), eq(files.filename, filename)))
+      .returning();
+    return row;
+  }
+
+  /** Moves the named files of the account into a folder (null = root); returns the names moved. */
+  async move(accountId: string, filenames: string[], folderId: string | null): Promise<string[]> {
+    if (filenames.length === 0) return [];
+    const rows = await whileFolderExists(() =>
+      this.db
+        .update(files)
+        .set({ folderId })
+        .where(and(eq(files.accountId, accountId), inArray(files.filename, filenames)))
+        .returning({ filename: files.filename }),
+    );
+    return rows.map((r) => r.filename);
+  }
+
+  async findAnonymous(filename: string): Promise<FileRow | undefined> {
+    const [row] = await this.db
+      .select()
+      .from(files)
+      .where(and(isNull(files.accountId), eq(files.filename, filename)));
+    return row;
+  }
+
+  async findByShortCode(code: string): Promise<FileRow | undefined> {
+    const [row] = await this.db.select().from(files).where(eq(files.shortCode, code));
+    return row;
+  }
+
+  /** Removes an account's file and gives its storage back, atomically. */
+  async deleteOwned(accountId: string, filename: string): Promise<FileRow | undefined> {
+    return this.db.transaction(async (tx) => {
+      const [row] = await tx
+        .delete(files)
+        .where(and(eq(files.accountId, accountId), eq(files.filename, filename)))
+        .returning();
+      if (row) await releaseStorage(tx, accountId, row.size);
+      return row;
+    });
+  }
+
+  /** Removes whichever file this is (expiry, deletion tokens); storage goes back to its owner if any. */
+  async deleteById(id: string): Promise<FileRow | undefined> {
+    return this.db.transaction(async (tx) => {
+      const [row] = await tx.delete(files).where(eq(files.id, id)).returning();
+      if (row?.accountId) await releaseStorage(tx, row.accountId, row.size);
+      return row;
+    });
+  }
+
+  async findByDeletionToken(filename: string, tokenHash: string): Promise<FileRow | undefined> {
+    const [row] = await this.db
+      .select()
+      .from(files)
+      .where(and(eq(files.filename, filename), eq(files.deletionTokenHash, tokenHash)));
+    return row;
+  }
+
+  async findById(id: string): Promise<FileRow | undefined> {
+    const [row] = await this.db.select().from(files).where(eq(files.id, id));
+    return row;
+  }
+
+  /** Stores a verdict, unless the file has since been replaced (its object changed) or deleted. */
+  async recordModeration(
+    id: string,
+    objectKey: string,
+    result: { verdict: FileRow['moderationVerdict']; score: number | null; quarantined: boolean },
+  ): Promise<FileRow | undefined> {
+    const [row] = await this.db
+      .update(files)
+      .set({
+        moderationVerdict: result.verdict,
+        moderationScore: result.score === null ? null : Math.round(result.score),
+        quarantined: result.quarantined,
+        moderatedAt: new Date(),
+        moderationReviewedAt: null,
+      })
+      .where(and(eq(files.id, id), eq(files.objectKey, objectKey)))
+      .returning();
+    return row;
+  }
+
+  /** Flagged and quarantined files that no administrator has reviewed yet, newest first. */
+  async flagged(limit: number): Promise<FileRow[]> {
+    return this.db
+      .select()
+      .from(files)
+      .where(and(inArray(files.moderationVerdict, ['soft_flag', 'hard_block']), isNull(files.moderationReviewedAt)))
+      .orderBy(desc(files.moderatedAt))
+      .limit(limit);
+  }
+
+  async release(id: string): Promise<FileRow | undefined> {
+    const [row] = await this.db
+      .update(files)
+      .set({ quarantined: false, moderationReviewedAt: new Date() })
+      .where(eq(files.id, id))
+      .returning();
+    return row;
+  }
+
+  /** Files whose expiry time has passed (optionally just the one with `id`). */
+  async findExpired(now: Date, limit: number, id?: string): Promise<FileRow[]> {
+    const due = lte(files.expiresAt, now);
+    return this.db
+      .select()
+      .from(files)
+      .where(id ? and(due, eq(files.id, id)) : due)
+      .limit(limit);
+  }
+}
+
+async function releaseStorage(tx: Tx, accountId: string, size: number) {
+  await tx
+    .update(accounts)
+    .set({ storageUsed: sql`greatest(${accounts.storageUsed} - ${size}, 0)` })
+    .where(eq(accounts.id, accountId));
+}

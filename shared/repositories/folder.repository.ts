@@ -1,0 +1,69 @@
+import { and, count, eq, sql } from 'drizzle-orm';
+import type { Database } from '../db/client.js';
+import { accounts, files, folders, type FolderRow } from '../db/schema.js';
+import { AppError } from '../errors.js';
+import { whileFolderExists } from './pg-errors.js';
+
+export type FolderWithCount = FolderRow & { fileCount: number };
+
+/** All SQL on folders; every statement is scoped to the owning account. */
+export class FolderRepository {
+  constructor(private readonly db: Database) {}
+
+  async list(accountId: string): Promise<FolderWithCount[]> {
+    return this.db
+      .select({
+        id: folders.id,
+        accountId: folders.accountId,
+        name: folders.name,
+        shareId: folders.shareId,
+        createdAt: folders.createdAt,
+        fileCount: sql<number>`(select count(*)::int from ${files} where ${files.folderId} = ${folders.id})`,
+      })
+      .from(folders)
+      .where(eq(folders.accountId, accountId))
+      .orderBy(folders.createdAt, folders.name);
+  }
+
+  async find(accountId: string, id: string): Promise<FolderRow | undefined> {
+    const [row] = await this.db
+      .select()
+      .from(folders)
+      .where(and(eq(folders.accountId, accountId), eq(folders.id, id)));
+    return row;
+  }
+
+  /**
+   * Creates a folder unless the account already has `maxFolders`. The account row is locked for the
+   * count, so concurrent creations cannot pass the limit. Duplicate names fail on the unique index.
+   */
+  async create(accountId: string, name: string, maxFolders: number | null): Promise<FolderRow> {
+    return this.db.transaction(async (tx) => {
+      if (maxFolders !== null) {
+        await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).for('update');
+        const [existing] = await tx.select({ n: count() }).from(folders).where(eq(folders.accountId, accountId));
+        if ((existing?.n ?? 0) >= maxFolders) {
+          throw AppError.forbidden(`The plan allows ${maxFolders} folders; upgrade to Pro for unlimited folders`);
+        }
+      }
+      const [row] = await tx.insert(folders).values({ accountId, name }).returning();
+      return row!;
+    });
+  }
+
+  /**
+   * Deletes a folder. The schema's foreign keys do the rest in the same statement: its files move
+   * to the root (folder_id set null), its folder key is deleted, and a default pointing at it resets.
+   */
+  async delete(accountId: string, id: string): Promise<FolderRow | undefined> {
+    const [row] = await this.db
+      .delete(folders)
+      .where(and(eq(folders.accountId, accountId), eq(folders.id, id)))
+      .returning();
+    return row;
+  }
+
+  async setDefault(accountId: string, folderId: string | null): Promise<void> {
+    await whileFolderExists(() => this.db.update(accounts).set({ defaultUploadFolderId: folderId }).where(eq(accounts.id, accountId)));
+  }
+}

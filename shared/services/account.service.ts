@@ -1,0 +1,205 @@
+import { z } from 'zod';
+import type { SecretBox } from '../crypto.js';
+import { randomHex, sha256 } from '../crypto.js';
+import type { AccountRow } from '../db/schema.js';
+import { AppError } from '../errors.js';
+import type { PlanName, Plans } from '../plans.js';
+import type { AccountRepository } from '../repositories/account.repository.js';
+import { isUniqueViolation } from '../repositories/pg-errors.js';
+import { secondsUntilNextUtcMonth, utcDay, utcMonth } from '../time.js';
+import { hashPassword } from './password.js';
+
+// Usernames become subdomain labels ({username}.{site host}), so they follow DNS label rules.
+export const usernameSchema = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(/^[a-z0-9](?:[a-z0-9-]{1,30}[a-z0-9])$/, 'username must be 3-32 letters, digits or inner hyphens');
+export const passwordSchema = z.string().min(8, 'password must be at least 8 characters').max(256);
+const emailSchema = z.union([z.email(), z.literal('')]);
+
+const newAccountSchema = z.object({
+  username: usernameSchema,
+  password: passwordSchema,
+  email: emailSchema.default(''),
+  plan: z.enum(['free', 'pro']).default('free'),
+});
+
+/** Uploads charged today (UTC); the count resets when the day on the row is not today. */
+export function todayCountOf(account: Pick<AccountRow, 'usageDay' | 'usageDayCount'>): number {
+  return account.usageDay === utcDay() ? account.usageDayCount : 0;
+}
+
+/** A primary key: the prefix tells keys apart at a glance (folder keys start with fk_). */
+function generateApiKey(): string {
+  return `hfs_${randomHex(24)}`;
+}
+
+export class AccountService {
+  constructor(
+    private readonly accounts: AccountRepository,
+    private readonly plans: Plans,
+    private readonly box: SecretBox,
+    private readonly regenerationsPerMonth: number,
+  ) {}
+
+  async create(input: z.input<typeof newAccountSchema>): Promise<{ account: AccountRow; apiKey: string }> {
+    const parsed = newAccountSchema.safeParse(input);
+    if (!parsed.success) throw AppError.badRequest(parsed.error.issues.map((i) => i.message).join('; '));
+    const { username, password, email, plan } = parsed.data;
+    const apiKey = generateApiKey();
+    try {
+      const account = await this.accounts.create({
+        username,
+        email,
+        plan,
+        passwordHash: await hashPassword(password),
+        apiKeyHash: sha256(apiKey),
+        apiKeySealed: this.box.encrypt(apiKey),
+      });
+      return { account, apiKey };
+    } catch (err) {
+      if (isUniqueViolation(err)) throw AppError.conflict('Username is already taken');
+      throw err;
+    }
+  }
+
+  /** The account a primary key belongs to, or undefined for an unknown key. */
+  async findByApiKey(apiKey: string): Promise<AccountRow | undefined> {
+    return this.accounts.findByApiKeyHash(sha256(apiKey));
+  }
+
+  async get(accountId: string): Promise<AccountRow> {
+    const account = await this.accounts.findById(accountId);
+    if (!account) throw AppError.notFound('Account not found');
+    return account;
+  }
+
+  async getByUsername(username: string): Promise<AccountRow> {
+    const account = await this.accounts.findByUsername(username);
+    if (!account) throw AppError.notFound('Account not found');
+    return account;
+  }
+
+  apiKeyOf(account: AccountRow): string {
+    return this.box.decrypt(account.apiKeySealed);
+  }
+
+  limitsOf(account: Pick<AccountRow, 'plan'>) {
+    const plan = this.plans.of(account.plan);
+    return { dailyLimit: plan.dailyLimit, monthlyStorageLimit: plan.monthlyStorageLimit };
+  }
+
+  async setPlan(username: string, plan: PlanName): Promise<AccountRow> {
+    const account = await this.getByUsername(username);
+    return (await this.accounts.setPlan(account.id, plan))!;
+  }
+
+  async ban(username: string, reason: string | undefined, expiresAt: Date | null = null): Promise<AccountRow> {
+    const account = await this.getByUsername(username);
+    return (await this.accounts.update(account.id, {
+      status: 'banned',
+      banReason: reason ?? 'Banned by an administrator',
+      bannedAt: new Date(),
+      banExpiresAt: expiresAt,
+    }))!;
+  }
+
+  async unban(username: string): Promise<AccountRow> {
+    const account = await this.getByUsername(username);
+    return (await this.accounts.update(account.id, { status: 'active', banReason: null, bannedAt: null, banExpiresAt: null }))!;
+  }
+
+  /** Issues a new primary key; the old one stops working on the very next request. */
+  async regenerateApiKey(accountId: string) {
+    const apiKey = generateApiKey();
+    const month = utcMonth();
+    const account = await this.accounts.rotateApiKey(
+      accountId,
+      { hash: sha256(apiKey), sealed: this.box.encrypt(apiKey) },
+      month,
+      this.regenerationsPerMonth,
+    );
+    if (!account) {
+      throw AppError.tooManyRequests(
+        `The API key can be regenerated ${this.regenerationsPerMonth} times a month`,
+        secondsUntilNextUtcMonth(),
+      );
+    }
+    return { apiKey, limits: this.limitsOf(account), regenerationInfo: this.regenerationInfo(account) };
+  }
+
+  regenerationInfo(account: AccountRow) {
+    const used = account.keyRegenMonth === utcMonth() ? account.keyRegenCount : 0;
+    return {
+      remainingThisMonth: Math.max(0, this.regenerationsPerMonth - used),
+      lastRegeneration: account.keyRegeneratedAt?.toISOString() ?? null,
+    };
+  }
+
+  /** The profile of GET /api/auth/me: every field the spec lists for it. */
+  async profile(account: AccountRow) {
+    const plan = this.plans.of(account.plan);
+    return {
+      ...this.summary(account),
+      status: account.status,
+      usage: this.usageOf(account),
+      defaultUploadFolderId: account.defaultUploadFolderId,
+      features: { subdomain: true, shortUrl: true, folders: plan.maxFolders !== 0 },
+      // Filled in by the custom-domain capability; until then no account has one.
+      customDomain: null as string | null,
+      customDomainStatus: 'none',
+    };
+  }
+
+  /** The user object of login responses (and the base of the profile). */
+  summary(account: AccountRow) {
+    return {
+      id: account.id,
+      username: account.username,
+      email: account.email,
+      apiKey: this.apiKeyOf(account),
+      createdAt: account.createdAt.toISOString(),
+      plan: account.plan,
+      uploadsFolder: account.username,
+      limits: this.limitsOf(account),
+    };
+  }
+
+  /** The user object of the dashboard: adds today's usage, connections and ban details. */
+  async dashboardUser(account: AccountRow) {
+    const todayCount = todayCountOf(account);
+    const { dailyLimit } = this.limitsOf(account);
+    const connection = (username: string | null) => ({ connected: username !== null, username });
+    return {
+      ...this.summary(account),
+      status: account.status,
+      usage: { ...this.usageOf(account), todayCount, remaining: Math.max(0, dailyLimit - todayCount) },
+      connections: { discord: connection(account.discordUsername), google: connection(account.googleUsername) },
+      defaultUploadFolderId: account.defaultUploadFolderId,
+      banInfo: this.banInfoOf(account),
+    };
+  }
+
+  banInfoOf(account: AccountRow) {
+    if (account.status !== 'banned') return null;
+    return {
+      reason: account.banReason,
+      bannedAt: account.bannedAt?.toISOString() ?? null,
+      expiresAt: account.banExpiresAt?.toISOString() ?? null,
+    };
+  }
+
+  usageOf(account: AccountRow) {
+    return {
+      count: account.uploadCount,
+      lastUsed: account.lastUsedAt.toISOString(),
+      monthlyStorageUsed: account.storageUsed,
+      currentMonth: utcMonth(),
+    };
+  }
+
+  async uploadsToday(accountId: string): Promise<number> {
+    return todayCountOf(await this.get(accountId));
+  }
+}

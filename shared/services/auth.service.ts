@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import type { AccountRow } from '../db/schema.js';
+import { AppError } from '../errors.js';
+import { assertUnder, consume, type RateLimits } from '../rate-limits.js';
+import type { AccountRepository } from '../repositories/account.repository.js';
+import { validate } from '../validation.js';
+import { type AccountService, passwordSchema, usernameSchema } from './account.service.js';
+import type { CaptchaService } from './captcha.service.js';
+import { hashPassword, verifyPassword } from './password.js';
+import type { SessionService } from './session.service.js';
+
+const loginSchema = z.object({
+  username: z.string({ error: 'username is required' }).trim().min(1, 'username is required').max(64),
+  password: z.string({ error: 'password is required' }).min(1, 'password is required').max(256),
+  captchaToken: z.unknown(),
+});
+const registerSchema = z.object({
+  username: usernameSchema,
+  email: z.email({ error: 'email must be an email address' }),
+  password: passwordSchema,
+  captchaToken: z.unknown(),
+});
+
+const INVALID_CREDENTIALS = 'Invalid username or password';
+const TOO_MANY = 'Too many failed sign-ins; try again later';
+
+export interface SignInContext {
+  ip: string;
+  userAgent: string | null;
+}
+
+/** Registration and sign-in with a captcha; the answer carries the profile and a session token. */
+export class AuthService {
+  // Verified against when the user does not exist, so both failures cost the same time.
+  private readonly decoyHash = hashPassword('decoy password that never matches');
+
+  constructor(
+    private readonly deps: {
+      accounts: AccountService;
+      accountRows: AccountRepository;
+      captcha: CaptchaService;
+      sessions: SessionService;
+      rateLimits: RateLimits;
+    },
+  ) {}
+
+  async register(input: unknown, context: SignInContext) {
+    const { username, email, password, captchaToken } = validate(registerSchema, input);
+    await consume(this.deps.rateLimits.registrationsByIp, context.ip, 'Too many registrations from this address; try again later');
+    await this.deps.captcha.consume(captchaToken);
+    const { account } = await this.deps.accounts.create({ username, email, password });
+    return this.signedIn(account, context);
+  }
+
+  /** Unknown user and wrong password answer alike (401); failures are limited per IP and username. */
+  async login(input: unknown, context: SignInContext) {
+    const { username, password, captchaToken } = validate(loginSchema, input);
+    const { loginFailuresByIp, loginFailuresByUser } = this.deps.rateLimits;
+    const userKey = username.toLowerCase();
+    await assertUnder(loginFailuresByIp, context.ip, TOO_MANY);
+    await assertUnder(loginFailuresByUser, userKey, TOO_MANY);
+    await this.deps.captcha.consume(captchaToken);
+
+    const account = await this.deps.accountRows.findByUsername(userKey);
+    const hash = account?.passwordHash ?? (await this.decoyHash);
+    if (!(await verifyPassword(password, hash)) || !account?.passwordHash) {
+      await consume(loginFailuresByIp, context.ip, TOO_MANY).catch(() => undefined);
+      await consume(loginFailuresByUser, userKey, TOO_MANY).catch(() => undefined);
+      throw AppError.unauthorized(INVALID_CREDENTIALS);
+    }
+    if (account.status === 'banned') {
+      throw new AppError(403, 'banned', 'This account is banned', { banInfo: this.deps.accounts.banInfoOf(account) });
+    }
+    await loginFailuresByUser.delete(userKey);
+    return this.signedIn(account, context);
+  }
+
+  async logout(token: string): Promise<void> {
+    await this.deps.sessions.end(token);
+  }
+
+  private async signedIn(account: AccountRow, context: SignInContext) {
+    const session = await this.deps.sessions.create(account, context.userAgent);
+    return { user: this.deps.accounts.summary(account), sessionToken: session.token, expiresAt: session.expiresAt };
+  }
+}

@@ -1,0 +1,193 @@
+import path from 'node:path';
+import mime from 'mime-types';
+import { z } from 'zod';
+import { sha256 } from '../crypto.js';
+import type { AccountRow, FileRow } from '../db/schema.js';
+import { AppError } from '../errors.js';
+import type { JobQueues } from '../jobs.js';
+import type { Logger } from '../logger.js';
+import type { Plans } from '../plans.js';
+import type { AccountRepository } from '../repositories/account.repository.js';
+import type { FileRepository } from '../repositories/file.repository.js';
+
+import { isUniqueViolation } from '../repositories/pg-errors.js';
+import { validate } from '../validation.js';
+import type { CachePurgeService } from './cache-purge.service.js';
+import type { FileUrls } from './file-urls.js';
+import type { FolderService } from './folder.service.js';
+import type { ModerationService } from './moderation.service.js';
+import type { ReceivedBody, UploadService } from './upload.service.js';
+
+const SWEEP_BATCH = 500;
+// In-flight reads of a replaced file's old object get this long to finish before it is deleted.
+const REPLACED_OBJECT_GRACE_MS = 60_000;
+export const NOT_OWNED = 'File not found or not owned by user';
+
+/** Spaces become hyphens; an extension is required; nothing that could act as a path. */
+export const newFilenameSchema = z
+  .string({ error: 'newFilename is required' })
+  .trim()
+  .max(255, 'newFilename must be at most 255 characters')
+  .transform((name) => name.replace(/\s+/g, '-'))
+  .refine((name) => !/[/\\\u0000-\u001f\u007f]/.test(name), 'newFilename must not contain slashes or control characters')
+  .refine((name) => {
+    const ext = path.extname(name);
+    const base = name.slice(0, name.length - ext.length);
+    return /^\.[A-Za-z0-9]{1,16}$/.test(ext) && base !== '' && !/^\.+$/.test(base);
+  }, 'newFilename must have a name and an extension, e.g. holiday.png');
+
+/** The life of stored files after upload: rename, replace, move, delete and expiry. */
+export class FileService {
+  constructor(
+    private readonly deps: {
+      files: FileRepository;
+      folders: FolderService;
+      accounts: AccountRepository;
+      uploads: UploadService;
+      purges: CachePurgeService;
+      moderation: ModerationService;
+      urls: FileUrls;
+      plans: Plans;
+      jobs: JobQueues;
+      logger: Logger;
+    },
+  ) {}
+
+  async deleteOwned(account: AccountRow, filename: string): Promise<FileRow> {
+    const file = await this.deps.files.deleteOwned(account.id, filename);
+    if (!file) throw AppError.notFound('File not found');
+    await this.afterRemoval(file, account);
+    return file;
+  }
+
+  /** A deletion link (`?token=`) is a capability for exactly one file. */
+  async deleteWithToken(filename: string, token: string): Promise<FileRow> {
+    const found = await this.deps.files.findByDeletionToken(filename, sha256(token));
+    const file = found && (await this.deps.files.deleteById(found.id));
+    if (!file) throw AppError.notFound('File not found');
+    await this.afterRemoval(file);
+    return file;
+  }
+
+  async rename(account: AccountRow, filename: string, input: unknown) {
+    const newFilename = validate(newFilenameSchema, input);
+    const file = await this.owned(account, filename);
+    const changedExt = path.extname(newFilename).toLowerCase() !== path.extname(filename).toLowerCase();
+    const mimeType = changedExt ? mime.lookup(newFilename) || 'application/octet-stream' : file.mimeType;
+    let renamed: FileRow | undefined;
+    try {
+      renamed = await this.deps.files.rename(account.id, filename, newFilename, mimeType);
+    } catch (err) {
+      if (isUniqueViolation(err)) throw AppError.conflict(`You already have a file named ${newFilename}`);
+      throw err;
+    }
+    if (!renamed) throw AppError.notFound('File not found');
+    await this.deps.purges.fileChanged(renamed, account, filename);
+    return { oldFilename: filename, newFilename, newUrl: this.deps.urls.forFile(renamed, account) };
+  }
+
+  /**
+   * Points the file at a newly stored body: same name, URL, folder and privacy. If the new size
+   * would pass the storage limit nothing changes (413) and the new object is removed.
+   */
+  async replace(account: AccountRow, filename: string, received: ReceivedBody, originalName: string) {
+    let result;
+    try {
+      result = await this.deps.files.replace(
+        account.id,
+        filename,
+        { objectKey: received.objectKey, size: received.size, mimeType: received.sniffed.mime, originalName },
+        this.deps.plans.of(account.plan).monthlyStorageLimit,
+      );
+    } catch (err) {
+      await this.deps.uploads.discard(received.objectKey);
+      throw err;
+    }
+    const { before, after } = result;
+    await this.deps.jobs
+      .add('object.delete', { key: before.objectKey }, { delay: REPLACED_OBJECT_GRACE_MS })
+      .catch((err: unknown) => this.deps.logger.error({ err, key: before.objectKey }, 'could not queue deletion of a replaced object'));
+    await this.deps.purges.fileChanged(after, account);
+    await this.deps.moderation.enqueue(after);
+    return {
+      filename: after.filename,
+      url: this.deps.urls.forFile(after, account),
+      mimeType: after.mimeType,
+      sizeBytes: after.size,
+      oldSizeBytes: before.size,
+      updatedAt: after.updatedAt!.toISOString(),
+    };
+  }
+
+  /** A private file is served only through the signed links its owner's answers carry. */
+  async setPrivacy(account: AccountRow, filename: string, isPrivate: boolean) {
+    const file = await this.deps.files.setPrivate(account.id, filename, isPrivate);
+    if (!file) throw AppError.notFound('File not found');
+    await this.deps.purges.fileChanged(file, account);
+    return { filename: file.filename, isPrivate: file.isPrivate, url: this.deps.urls.forFile(file, account) };
+  }
+
+  async move(account: AccountRow, filename: string, folderId: string | null): Promise<void> {
+    await this.assertFolder(account, folderId);
+    const moved = await this.deps.files.move(account.id, [filename], folderId);
+    if (moved.length === 0) throw AppError.notFound('File not found');
+  }
+
+  /** Moves what it can; files that are missing or not the account's are reported, not fatal. */
+  async moveMany(account: AccountRow, filenames: string[], folderId: string | null) {
+    await this.assertFolder(account, folderId);
+    const unique = [...new Set(filenames)];
+    const moved = new Set(await this.deps.files.move(account.id, unique, folderId));
+    return {
+      moved: unique.filter((f) => moved.has(f)),
+      errors: unique.filter((f) => !moved.has(f)).map((f) => ({ filename: f, error: NOT_OWNED })),
+    };
+  }
+
+  /** Deletes the file if its time has come; a job for a file that is gone or was changed does nothing. */
+  async expire(fileId: string, now = new Date()): Promise<boolean> {
+    const [candidate] = await this.deps.files.findExpired(now, 1, fileId);
+    const file = candidate && (await this.deps.files.deleteById(candidate.id));
+    if (file) await this.afterRemoval(file);
+    return Boolean(file);
+  }
+
+  /** Safety net behind the per-file expiry jobs (e.g. after Redis lost them). */
+  async sweepExpired(now = new Date()): Promise<number> {
+    let removed = 0;
+    for (;;) {
+      const batch = await this.deps.files.findExpired(now, SWEEP_BATCH);
+      for (const candidate of batch) {
+        const file = await this.deps.files.deleteById(candidate.id);
+        if (file) {
+          await this.afterRemoval(file);
+          removed += 1;
+        }
+      }
+      if (batch.length < SWEEP_BATCH) return removed;
+    }
+  }
+
+  async assertOwned(account: AccountRow, filename: string): Promise<void> {
+    await this.owned(account, filename);
+  }
+
+  private async owned(account: AccountRow, filename: string): Promise<FileRow> {
+    const file = await this.deps.files.findOwned(account.id, filename);
+    if (!file) throw AppError.notFound('File not found');
+    return file;
+  }
+
+  private async assertFolder(account: AccountRow, folderId: string | null) {
+    if (folderId !== null) await this.deps.folders.get(account, folderId);
+  }
+
+  /** The row is gone, so nothing serves the file any more; its bytes go through the delete job. */
+  private async afterRemoval(file: FileRow, owner?: AccountRow) {
+    await this.deps.jobs.add('object.delete', { key: file.objectKey }).catch((err: unknown) => {
+      this.deps.logger.error({ err, key: file.objectKey }, "could not queue deletion of a removed file's object");
+    });
+    const account = owner ?? (file.accountId ? await this.deps.accounts.findById(file.accountId) : undefined);
+    await this.deps.purges.fileChanged(file, account ?? null);
+  }
+}

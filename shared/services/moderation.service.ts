@@ -1,0 +1,123 @@
+import { z } from 'zod';
+import type { AccountRow, FileRow } from '../db/schema.js';
+import { AppError } from '../errors.js';
+import type { JobQueues } from '../jobs.js';
+import type { Logger } from '../logger.js';
+import { postMultipart } from '../net/multipart-post.js';
+import type { AccountRepository } from '../repositories/account.repository.js';
+import type { FileRepository } from '../repositories/file.repository.js';
+import type { StorageDriver } from '../storage/index.js';
+import type { CachePurgeService } from './cache-purge.service.js';
+import type { NotificationService } from './notification.service.js';
+
+// What the moderation service accepts (architecture.md / /info): stills, GIFs and videos.
+const MODERATED_TYPES = /^(image\/(jpeg|png|webp|bmp|gif)|video\/(mp4|x-msvideo|vnd\.avi|quicktime|x-matroska|webm|x-flv|x-ms-asf|x-ms-wmv|x-m4v))$/;
+const VISION_TIMEOUT_MS = 10 * 60 * 1000;
+
+type Verdict = NonNullable<FileRow['moderationVerdict']>;
+const VERDICTS: Verdict[] = ['allow', 'soft_flag', 'hard_block'];
+
+export interface ModerationDeps {
+  files: FileRepository;
+  accounts: AccountRepository;
+  storage: StorageDriver;
+  jobs: JobQueues;
+  notifications: NotificationService;
+  purges: CachePurgeService;
+  logger: Logger;
+  config: { visionUrl: string; enabled: boolean; holdPending: boolean };
+}
+
+/**
+ * Moderation in the upload pipeline: each stored upload, URL upload and replace is sent to the
+ * moderation service by a job. hard_block quarantines the file (451) and tells its owner;
+ * soft_flag marks it for an administrator; allow changes nothing.
+ */
+export class ModerationService {
+  constructor(private readonly deps: ModerationDeps) {}
+
+  isModerated(mimeType: string): boolean {
+    return this.deps.config.enabled && MODERATED_TYPES.test(mimeType);
+  }
+
+  /** Queues the check of a file's current content (a replace queues its own). */
+  async enqueue(file: FileRow): Promise<void> {
+    if (!this.isModerated(file.mimeType)) return;
+    const jobId = `moderate-${file.id}-${file.objectKey.slice(file.objectKey.lastIndexOf('/') + 1)}`;
+    await this.deps.jobs.add('moderation.check', { fileId: file.id, objectKey: file.objectKey }, { jobId }).catch((err: unknown) => {
+      this.deps.logger.error({ err, fileId: file.id }, 'could not queue a moderation check');
+    });
+  }
+
+  /** Whether serving must wait: quarantined files never, pending ones when so configured. */
+  assertServable(file: FileRow): void {
+    if (file.quarantined) throw new AppError(451, 'quarantined', 'This file was blocked by moderation');
+    if (this.deps.config.holdPending && !file.moderatedAt && this.isModerated(file.mimeType)) {
+      throw new AppError(451, 'pending_moderation', 'This file is waiting for moderation');
+    }
+  }
+
+  /** Worker side. Throws (so the job retries with backoff) while the moderation service is unreachable. */
+  async check(fileId: string, objectKey: string): Promise<Verdict | 'skipped' | 'gone'> {
+    const file = await this.deps.files.findById(fileId);
+    if (!file || file.objectKey !== objectKey) return 'gone';
+    const object = await this.deps.storage.get(objectKey);
+    if (!object) return 'gone';
+    const { status, body } = await postMultipart(
+      `${this.deps.config.visionUrl}/moderate-media`,
+      { field: 'file', filename: file.filename, contentType: file.mimeType, size: object.size, body: object.body },
+      VISION_TIMEOUT_MS,
+    );
+    if (status >= 400 && status < 500) {
+      // The service cannot judge this content (corrupt, unsupported, too large): record that and move on.
+      this.deps.logger.warn({ fileId, status, body }, 'moderation service refused a file');
+      const judged = await this.deps.files.recordModeration(fileId, objectKey, { verdict: null, score: null, quarantined: false });
+      if (judged) await this.deps.purges.fileChanged(judged, await this.ownerOf(judged));
+      return 'skipped';
+    }
+    const verdict = (body as { verdict?: string }).verdict as Verdict;
+    if (status !== 200 || !VERDICTS.includes(verdict)) throw new Error(`moderation service answered ${status}`);
+    const score = Number((body as { score?: number }).score ?? 0);
+    const updated = await this.deps.files.recordModeration(fileId, objectKey, { verdict, score, quarantined: verdict === 'hard_block' });
+    if (!updated) return 'gone';
+    // Cached lookups of the file (pending, or now quarantined) must not outlive the verdict.
+    const owner = await this.ownerOf(updated);
+    await this.deps.purges.fileChanged(updated, owner);
+    if (verdict === 'hard_block' && owner) await this.notifyBlocked(updated, owner);
+    return verdict;
+  }
+
+  /** Flagged and quarantined files awaiting review (admin CLI). */
+  async flagged(limit = 100) {
+    return (await this.deps.files.flagged(limit)).map((f) => ({
+      id: f.id,
+      accountId: f.accountId,
+      filename: f.filename,
+      verdict: f.moderationVerdict,
+      score: f.moderationScore,
+      quarantined: f.quarantined,
+      moderatedAt: f.moderatedAt?.toISOString() ?? null,
+    }));
+  }
+
+  /** An administrator's release: served again, and off the review list. */
+  async release(fileId: string) {
+    const file = z.uuid().safeParse(fileId).success ? await this.deps.files.release(fileId) : undefined;
+    if (!file) throw AppError.notFound('File not found');
+    await this.deps.purges.fileChanged(file, await this.ownerOf(file));
+    return { id: file.id, filename: file.filename, quarantined: file.quarantined };
+  }
+
+  private async notifyBlocked(file: FileRow, owner: AccountRow) {
+    await this.deps.notifications.notify(owner.id, {
+      type: 'moderation',
+      title: 'A file was blocked',
+      message: `${file.filename} was blocked by automatic moderation and is no longer served.`,
+      data: { filename: file.filename },
+    });
+  }
+
+  private async ownerOf(file: FileRow): Promise<AccountRow | null> {
+    return file.accountId ? ((await this.deps.accounts.findById(file.accountId)) ?? null) : null;
+  }
+}

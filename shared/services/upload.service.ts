@@ -1,0 +1,195 @@
+import type { Readable } from 'node:stream';
+import { randomHex, sha256 } from '../crypto.js';
+import type { AccountRow, FileRow } from '../db/schema.js';
+import { AppError, isAppError } from '../errors.js';
+import type { JobQueues } from '../jobs.js';
+import type { Logger } from '../logger.js';
+import type { Plans } from '../plans.js';
+import type { FileRepository } from '../repositories/file.repository.js';
+import { isUniqueViolation } from '../repositories/pg-errors.js';
+import { newObjectKey, type StorageDriver } from '../storage/index.js';
+import { secondsUntilNextUtcDay } from '../time.js';
+import { todayCountOf } from './account.service.js';
+import { validate } from '../validation.js';
+import { expiresAtFor, type Expiry, expirySchema } from './expiry.js';
+import { chooseExtension, cleanOriginalName, generateFilename, generateShortCode } from './file-naming.js';
+import type { FileUrls } from './file-urls.js';
+import { MediaSniffer, type Sniffed, type SniffOptions } from './media-sniffer.js';
+import type { ModerationService } from './moderation.service.js';
+
+/** Who is uploading and where the file goes (a folder key's folder, the default folder, or root). */
+export interface Uploader {
+  /** null for an anonymous upload from the website */
+  account: AccountRow | null;
+  folderId: string | null;
+}
+
+export interface ReceivedBody {
+  objectKey: string;
+  size: number;
+  sniffed: Sniffed;
+}
+
+export interface CommitOptions {
+  originalName: string | undefined;
+  /** '', 1h, 6h, 1d, 7d or 30d (checked here: a multipart form's fields arrive with the file) */
+  expiry: unknown;
+  source: string;
+}
+
+/** The spec's upload result, plus a deletion link that does not carry the account key. */
+export interface UploadResult {
+  url: string;
+  filename: string;
+  originalFilename: string;
+  mimeType: string;
+  sizeBytes: number;
+  expiry: string | null;
+  deletionUrl: string;
+}
+
+export interface UploadServiceDeps {
+  storage: StorageDriver;
+  files: FileRepository;
+  plans: Plans;
+  urls: FileUrls;
+  jobs: JobQueues;
+  moderation: ModerationService;
+  logger: Logger;
+  baseUrl: string;
+  /** stored-name generator; replaceable so tests can force a collision */
+  generateFilename?: (extension: string) => string;
+}
+
+export class UploadService {
+  private readonly nameFor: (extension: string) => string;
+
+  constructor(private readonly deps: UploadServiceDeps) {
+    this.nameFor = deps.generateFilename ?? generateFilename;
+  }
+
+  maxBytesFor(account: AccountRow | null): number {
+    return account ? this.deps.plans.of(account.plan).maxFileSize : this.deps.plans.anonymousMaxFileSize;
+  }
+
+  /** Refuses early, before any byte is read, what would certainly be refused at commit. */
+  async assertCanUpload(account: AccountRow | null): Promise<void> {
+    if (!account) return;
+    if (account.status === 'banned') throw AppError.forbidden('This account is banned');
+    const plan = this.deps.plans.of(account.plan);
+    if (account.storageUsed >= plan.monthlyStorageLimit) {
+      throw AppError.forbidden('Storage limit reached: delete files or upgrade the plan');
+    }
+    if (todayCountOf(account) >= plan.dailyLimit) {
+      throw AppError.tooManyRequests('Daily upload limit reached', secondsUntilNextUtcDay());
+    }
+  }
+
+  /**
+   * Streams a body into storage under a fresh key, checking its type from the first bytes and its
+   * size as it flows. On any failure nothing is left in storage.
+   */
+  async receive(body: Readable, options: SniffOptions & { maxBytes: number; signal?: AbortSignal }): Promise<ReceivedBody> {
+    const objectKey = newObjectKey();
+    const sniffer = new MediaSniffer(options);
+    const source = body.pipe(sniffer);
+    body.once('error', (err) => sniffer.destroy(err));
+    // The sniffer may fail (blocked type) before the driver's pipeline listens to it; the pipeline
+    // still sees the error, as it checks for streams that already failed.
+    sniffer.on('error', () => undefined);
+    try {
+      const { size } = await this.deps.storage.put(objectKey, source, {
+        maxBytes: options.maxBytes,
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
+      if (!sniffer.result) throw AppError.badRequest('The file is empty');
+      return { objectKey, size, sniffed: sniffer.result };
+    } catch (err) {
+      body.unpipe(sniffer);
+      body.resume();
+      if (isAppError(err)) throw err;
+      this.deps.logger.warn({ err }, 'storing an upload failed');
+      throw AppError.storageUnavailable();
+    }
+  }
+
+  /**
+   * Records a received body as the uploader's file and charges it, in one transaction. If anything
+   * fails, the stored object is removed and nothing is charged.
+   */
+  async commit(uploader: Uploader, received: ReceivedBody, options: CommitOptions): Promise<UploadResult> {
+    const { account } = uploader;
+    const originalName = cleanOriginalName(options.originalName);
+    const deletionToken = randomHex(16);
+    let file: FileRow;
+    try {
+      const expiry: Expiry = validate(expirySchema, options.expiry);
+      const plan = account ? this.deps.plans.of(account.plan) : undefined;
+      file = await this.deps.files.insertCharged(
+        {
+          accountId: account?.id ?? null,
+          folderId: account ? uploader.folderId : null,
+          filename: this.nameFor(chooseExtension(originalName, received.sniffed.ext)),
+          originalName,
+          objectKey: received.objectKey,
+          shortCode: generateShortCode(),
+          size: received.size,
+          mimeType: received.sniffed.mime,
+          source: options.source,
+          urlFormat: account ? account.urlFormat : 'anonymous',
+          expiresAt: expiresAtFor(expiry),
+          expiry,
+          deletionTokenHash: sha256(deletionToken),
+        },
+        plan && { dailyLimit: plan.dailyLimit, storageLimit: plan.monthlyStorageLimit },
+      );
+    } catch (err) {
+      await this.discard(received.objectKey);
+      if (isUniqueViolation(err)) throw AppError.conflict('The generated name was taken by a concurrent upload; retry');
+      if (isAppError(err)) throw err;
+      this.deps.logger.error({ err }, 'recording an upload failed');
+      throw AppError.storageUnavailable('Saving the upload failed, nothing was saved; retry');
+    }
+    if (file.expiresAt) await this.scheduleExpiry(file);
+    await this.deps.moderation.enqueue(file);
+    return this.resultOf(file, account, deletionToken);
+  }
+
+  /** receive + commit, for bodies that arrive with their metadata (URL fetches, MCP). */
+  async upload(uploader: Uploader, body: Readable, options: CommitOptions & SniffOptions & { signal?: AbortSignal }) {
+    const received = await this.receive(body, { ...options, maxBytes: this.maxBytesFor(uploader.account) });
+    return this.commit(uploader, received, options);
+  }
+
+  /** Removes an object that never became a file (multer calls this when a request fails late). */
+  async discard(objectKey: string): Promise<void> {
+    try {
+      await this.deps.storage.delete(objectKey);
+    } catch {
+      // Storage is failing right now; the delete job retries until it succeeds.
+      await this.deps.jobs.add('object.delete', { key: objectKey }).catch((err: unknown) => {
+        this.deps.logger.error({ err, objectKey }, 'could not remove or queue removal of an orphan object');
+      });
+    }
+  }
+
+  private async scheduleExpiry(file: FileRow) {
+    const delay = Math.max(0, file.expiresAt!.getTime() - Date.now());
+    // The per-minute sweep catches this file anyway if the job is lost; never fail the upload for it.
+    await this.deps.jobs.add('file.expire', { fileId: file.id }, { delay, jobId: `expire-${file.id}` }).catch((err: unknown) => {
+      this.deps.logger.warn({ err, fileId: file.id }, 'could not schedule expiry; the sweep will catch it');
+    });
+  }
+
+  private resultOf(file: FileRow, account: AccountRow | null, deletionToken: string): UploadResult {
+    return {
+      url: this.deps.urls.forFile(file, account),
+      filename: file.filename,
+      originalFilename: file.originalName,
+      mimeType: file.mimeType,
+      sizeBytes: file.size,
+      expiry: file.expiry,
+      deletionUrl: `${this.deps.baseUrl}/api/delete/${encodeURIComponent(file.filename)}?token=${deletionToken}`,
+    };
+  }
+}

@@ -1,0 +1,23 @@
+import { Transform, type TransformCallback } from 'node:stream';
+import { AppError } from '../errors.js';
+
+export const STREAM_HWM = 1024 * 1024;
+
+/** Passes bytes through and fails the pipeline the moment more than `maxBytes` have passed. */
+export class ByteLimit extends Transform {
+  bytes = 0;
+
+  constructor(private readonly maxBytes = Number.POSITIVE_INFINITY) {
+    // Large buffers: every hop of a big upload passes fewer, larger chunks.
+    super({ highWaterMark: STREAM_HWM });
+  }
+
+  override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback) {
+    this.bytes += chunk.length;
+    if (this.bytes > this.maxBytes) {
+      done(AppError.tooLarge(`File is larger than the limit of ${this.maxBytes} bytes`));
+      return;
+    }
+    done(null, chunk);
+  }
+}

@@ -1,0 +1,105 @@
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  S3Client,
+  type S3ClientConfig,
+} from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { isAppError } from '../errors.js';
+import { ByteLimit } from './byte-limit.js';
+import type { ByteRange, ObjectBody, PutOptions, StorageDriver, StoredObject } from './storage-driver.js';
+
+export interface S3Options {
+  bucket: string;
+  endpoint?: string | undefined;
+  region: string;
+  forcePathStyle: boolean;
+  accessKeyId?: string | undefined;
+  secretAccessKey?: string | undefined;
+}
+
+// lib-storage holds at most queueSize × partSize in memory per upload, whatever the file size.
+const PART_SIZE = 8 * 1024 * 1024;
+const QUEUE_SIZE = 2;
+
+/** Any S3-compatible store; puts stream through a multipart upload that is aborted on failure. */
+export class S3Driver implements StorageDriver {
+  readonly name = 's3' as const;
+  private readonly client: S3Client;
+  private readonly bucket: string;
+
+  constructor(options: S3Options) {
+    const config: S3ClientConfig = {
+      region: options.region,
+      forcePathStyle: options.forcePathStyle,
+      ...(options.endpoint ? { endpoint: options.endpoint } : {}),
+      ...(options.accessKeyId && options.secretAccessKey
+        ? { credentials: { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey } }
+        : {}),
+    };
+    this.client = new S3Client(config);
+    this.bucket = options.bucket;
+  }
+
+  async put(key: string, body: Readable, options: PutOptions = {}): Promise<StoredObject> {
+    const limit = new ByteLimit(options.maxBytes);
+    const upload = new Upload({
+      client: this.client,
+      params: { Bucket: this.bucket, Key: key, Body: limit, ...(options.contentType ? { ContentType: options.contentType } : {}) },
+      partSize: PART_SIZE,
+      queueSize: QUEUE_SIZE,
+      leavePartsOnError: false,
+    });
+    const onAbort = () => limit.destroy(options.signal?.reason as Error);
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    const results = await Promise.allSettled([pipeline(body, limit), upload.done()]);
+    options.signal?.removeEventListener('abort', onAbort);
+    const failures = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+    if (failures.length > 0) {
+      await upload.abort().catch(() => undefined);
+      // A completed single-part put may have landed before the source failed: make sure nothing stays.
+      await this.delete(key).catch(() => undefined);
+      throw failures.find(isAppError) ?? failures[0];
+    }
+    return { size: limit.bytes };
+  }
+
+  async get(key: string, range?: ByteRange): Promise<ObjectBody | null> {
+    try {
+      const res = await this.client.send(
+        new GetObjectCommand({ Bucket: this.bucket, Key: key, ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}) }),
+      );
+      const total = res.ContentRange ? Number(res.ContentRange.split('/')[1]) : Number(res.ContentLength ?? 0);
+      return { body: res.Body as Readable, size: total };
+    } catch (err) {
+      if (isNotFound(err)) return null;
+      throw err;
+    }
+  }
+
+  async head(key: string): Promise<StoredObject | null> {
+    try {
+      const res = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
+      return { size: Number(res.ContentLength ?? 0) };
+    } catch (err) {
+      if (isNotFound(err)) return null;
+      throw err;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+  }
+
+  async close(): Promise<void> {
+    this.client.destroy();
+  }
+}
+
+function isNotFound(err: unknown): boolean {
+  const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
+  return e.name === 'NoSuchKey' || e.name === 'NotFound' || e.$metadata?.httpStatusCode === 404;
+}

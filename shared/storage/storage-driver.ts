@@ -1,0 +1,40 @@
+import type { Readable } from 'node:stream';
+
+export interface ByteRange {
+  /** inclusive */
+  start: number;
+  /** inclusive */
+  end: number;
+}
+
+export interface StoredObject {
+  size: number;
+}
+
+export interface ObjectBody {
+  body: Readable;
+  /** size of the whole object */
+  size: number;
+}
+
+export interface PutOptions {
+  /** The write fails with 413 as soon as more than this many bytes arrive; nothing is kept. */
+  maxBytes?: number;
+  contentType?: string;
+  signal?: AbortSignal;
+}
+
+/**
+ * Object storage takes and gives streams only. Keys are immutable (`objects/{uuid}`): a put either
+ * stores the whole body under its key or leaves nothing behind.
+ */
+export interface StorageDriver {
+  readonly name: 'local' | 's3';
+  put(key: string, body: Readable, options?: PutOptions): Promise<StoredObject>;
+  /** Resolves null when the object does not exist. */
+  get(key: string, range?: ByteRange): Promise<ObjectBody | null>;
+  head(key: string): Promise<StoredObject | null>;
+  /** Deleting a missing object is not an error. */
+  delete(key: string): Promise<void>;
+  close?(): Promise<void>;
+}

@@ -1,0 +1,160 @@
+import { expect } from 'chai';
+import { and, eq } from 'drizzle-orm';
+import { notifications } from '../../shared/db/schema.js';
+import { eventually } from '../helpers/eventually.js';
+import { openSse } from '../helpers/sse.js';
+import { createTestEnv, startSecondWebProcess, type TestEnv } from '../helpers/test-env.js';
+
+const note = (title: string) => ({ type: 'system', title, message: `${title} body`, data: { link: '/x', linkText: 'Open' } });
+
+describe('notifications', () => {
+  let env: TestEnv;
+  let other: Awaited<ReturnType<typeof startSecondWebProcess>>;
+
+  before(async () => {
+    env = await createTestEnv({ workers: true, env: { SSE_HEARTBEAT_MS: '200' } });
+    // A second web process on the same database and Redis: notifications it creates must reach
+    // streams open on the first.
+    other = await startSecondWebProcess(env);
+  });
+  after(async () => {
+    await other.close();
+    await env.close();
+  });
+
+  const stream = (key: string, headers: Record<string, string> = {}) =>
+    openSse(`${env.web.url}/api/user/notifications/stream`, { 'x-api-key': key, ...headers });
+
+  describe('GET /api/user/notifications and POST …/read', () => {
+    it('lists the 50 most recent, newest first, with the unread count', async () => {
+      const alice = await env.createAccount();
+      for (let i = 1; i <= 55; i++) await env.container.services.notifications.notify(alice.id, note(`n${i}`));
+      const res = await env.api.get('/api/user/notifications', { key: alice.apiKey });
+      expect(res.status).to.equal(200);
+      expect(res.body.data.unreadCount).to.equal(55);
+      const list = res.body.data.notifications;
+      expect(list).to.have.length(50);
+      expect(list[0].title).to.equal('n55');
+      expect(list[0]).to.have.all.keys('id', 'userId', 'type', 'title', 'message', 'read', 'data', 'broadcastId', 'timestamp');
+      expect(list[0]).to.include({ userId: alice.id, type: 'system', read: false, broadcastId: null });
+      expect(list[0].data).to.deep.equal({ link: '/x', linkText: 'Open' });
+    });
+
+    it('marks one read; another account\'s or an unknown id is 404 and changes nothing', async () => {
+      const alice = await env.createAccount();
+      const bob = await env.createAccount();
+      const mine = await env.container.services.notifications.notify(alice.id, note('mine'));
+      const bobs = await env.container.services.notifications.notify(bob.id, note('bobs'));
+      const res = await env.api.post('/api/user/notifications/read', { key: alice.apiKey, json: { notificationId: mine.id } });
+      expect(res.status).to.equal(200);
+      expect(res.body).to.include({ success: true });
+      expect((await env.api.get('/api/user/notifications', { key: alice.apiKey })).body.data.unreadCount).to.equal(0);
+
+      expect((await env.api.post('/api/user/notifications/read', { key: alice.apiKey, json: { notificationId: bobs.id } })).status).to.equal(404);
+      expect((await env.api.post('/api/user/notifications/read', { key: alice.apiKey, json: { notificationId: 'nope' } })).status).to.equal(404);
+      expect((await env.api.post('/api/user/notifications/read', { key: alice.apiKey, json: {} })).status).to.equal(400);
+      const [row] = await env.container.db.select().from(notifications).where(eq(notifications.id, bobs.id));
+      expect(row!.read).to.equal(false);
+    });
+  });
+
+  describe('GET /api/user/notifications/stream', () => {
+    it('delivers a notification created by another web process, with unread counts and event ids', async () => {
+      const alice = await env.createAccount();
+      const sse = await stream(alice.apiKey);
+      expect(sse.status).to.equal(200);
+      const first = await sse.next((e) => e.event === 'unread');
+      expect(JSON.parse(first.data!)).to.deep.equal({ unreadCount: 0 });
+
+      const created = await other.container.services.notifications.notify(alice.id, note('hello'));
+      const event = await sse.next((e) => e.event === 'notification');
+      expect(JSON.parse(event.data!)).to.deep.equal(created);
+      expect(event.id).to.match(/^\d+$/);
+      const unread = await sse.next((e) => e.event === 'unread');
+      expect(JSON.parse(unread.data!)).to.deep.equal({ unreadCount: 1 });
+      expect(unread.id).to.equal(event.id);
+
+      await env.api.post('/api/user/notifications/read', { key: alice.apiKey, json: { notificationId: created.id } });
+      expect(JSON.parse((await sse.next((e) => e.event === 'unread')).data!)).to.deep.equal({ unreadCount: 0 });
+      sse.close();
+    });
+
+    it('never shows another account\'s notifications', async () => {
+      const alice = await env.createAccount();
+      const bob = await env.createAccount();
+      const sse = await stream(alice.apiKey);
+      await sse.next((e) => e.event === 'unread');
+      await env.container.services.notifications.notify(bob.id, note('for bob'));
+      await env.container.services.notifications.notify(alice.id, note('for alice'));
+      const event = await sse.next((e) => e.event === 'notification');
+      expect(JSON.parse(event.data!).title).to.equal('for alice');
+      expect(sse.events.filter((e) => e.event === 'notification')).to.have.length(1);
+      sse.close();
+    });
+
+    it('replays what was missed after Last-Event-ID, in order', async () => {
+      const alice = await env.createAccount();
+      const sse = await stream(alice.apiKey);
+      await env.container.services.notifications.notify(alice.id, note('seen'));
+      const seen = await sse.next((e) => e.event === 'notification');
+      sse.close();
+      await env.container.services.notifications.notify(alice.id, note('missed 1'));
+      await env.container.services.notifications.notify(alice.id, note('missed 2'));
+
+      const again = await stream(alice.apiKey, { 'last-event-id': seen.id! });
+      const a = await again.next((e) => e.event === 'notification');
+      const b = await again.next((e) => e.event === 'notification');
+      expect([JSON.parse(a.data!).title, JSON.parse(b.data!).title]).to.deep.equal(['missed 1', 'missed 2']);
+      expect(Number(b.id)).to.be.greaterThan(Number(a.id));
+      expect(JSON.parse((await again.next((e) => e.event === 'unread')).data!)).to.deep.equal({ unreadCount: 3 });
+      await env.container.services.notifications.notify(alice.id, note('live'));
+      expect(JSON.parse((await again.next((e) => e.event === 'notification')).data!).title).to.equal('live');
+      expect(again.events.filter((e) => e.event === 'notification').map((e) => JSON.parse(e.data!).title)).to.deep.equal(['missed 1', 'missed 2', 'live']);
+      again.close();
+    });
+
+    it('sends heartbeat comments and frees its listener when the client goes', async () => {
+      const alice = await env.createAccount();
+      const before = env.web.hub.openStreams;
+      const sse = await stream(alice.apiKey);
+      await sse.next((e) => e.event === 'unread');
+      expect(env.web.hub.openStreams).to.equal(before + 1);
+      await eventually(async () => sse.comments.includes('heartbeat'), 3000);
+      sse.close();
+      await eventually(async () => env.web.hub.openStreams === before, 3000);
+    });
+
+    it('needs the account\'s credentials', async () => {
+      const sse = await openSse(`${env.web.url}/api/user/notifications/stream`);
+      expect(sse.status).to.equal(401);
+      sse.close();
+    });
+  });
+
+  describe('broadcasts', () => {
+    it('reach every account through the notify job, tied by broadcastId, and are safe to retry', async () => {
+      const accounts = await Promise.all([1, 2, 3].map(() => env.createAccount()));
+      const sse = await stream(accounts[0]!.apiKey);
+      await sse.next((e) => e.event === 'unread');
+      const { broadcastId } = await env.container.services.notifications.broadcast(note('to everyone'));
+      const event = await sse.next((e) => e.event === 'notification');
+      expect(JSON.parse(event.data!)).to.include({ title: 'to everyone', broadcastId });
+      sse.close();
+
+      const count = async () =>
+        (await env.container.db.select().from(notifications).where(eq(notifications.broadcastId, broadcastId))).length;
+      await eventually(async () => (await count()) > 0);
+      const written = await count();
+      for (const account of accounts) {
+        const rows = await env.container.db
+          .select()
+          .from(notifications)
+          .where(and(eq(notifications.broadcastId, broadcastId), eq(notifications.accountId, account.id)));
+        expect(rows).to.have.length(1);
+      }
+      // A retried job writes nothing twice.
+      expect(await env.container.services.notifications.runBroadcast(broadcastId, { ...note('to everyone'), data: {} })).to.equal(0);
+      expect(await count()).to.equal(written);
+    });
+  });
+});

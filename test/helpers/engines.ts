@@ -1,0 +1,123 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { connectPostgres, openPglite, pgliteOf, type DatabaseHandle } from '../../shared/db/client.js';
+import { startRedisServer, type LocalRedis } from '../../scripts/lib/redis-server.js';
+import { freePort } from './ports.js';
+
+/**
+ * Engines shared by the whole run, started once by the global fixtures: a Redis (REDIS_URL, or a
+ * spawned redis-server) and a migrated template database (TEST_DATABASE_URL's PostgreSQL, or PGlite).
+ * Each test file then gets its own database cloned from the template.
+ */
+type DbEngine = { kind: 'postgres'; adminUrl: string; template: string } | { kind: 'pglite'; dump: Blob };
+
+let localRedis: LocalRedis | undefined;
+let redisUrl = '';
+let dbEngine: DbEngine | undefined;
+const created: string[] = [];
+const PREFIX = `hfs_${process.pid}_`;
+
+export function testRedisUrl(): string {
+  if (!redisUrl) throw new Error('engines not started (global fixtures missing)');
+  return redisUrl;
+}
+
+export function databaseUrlFor(adminUrl: string, name: string): string {
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function admin<T>(adminUrl: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Databases of earlier runs whose process is gone. */
+async function dropStaleDatabases(adminUrl: string) {
+  await admin(adminUrl, async (client) => {
+    const { rows } = await client.query<{ datname: string }>(`select datname from pg_database where datname like 'hfs\\_%'`);
+    for (const { datname } of rows) {
+      const pid = Number(datname.split('_')[1]);
+      if (!Number.isInteger(pid) || isAlive(pid)) continue;
+      await client.query(`drop database if exists "${datname}" with (force)`);
+    }
+  });
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export async function startEngines() {
+  const envRedis = process.env.REDIS_URL;
+  if (envRedis) redisUrl = envRedis;
+  else {
+    localRedis = await startRedisServer(await freePort());
+    redisUrl = localRedis.url;
+  }
+
+  const adminUrl = process.env.TEST_DATABASE_URL;
+  if (adminUrl) {
+    await dropStaleDatabases(adminUrl);
+    const template = `${PREFIX}tpl`;
+    await admin(adminUrl, (c) => c.query(`create database "${template}"`));
+    created.push(template);
+    const handle = connectPostgres(databaseUrlFor(adminUrl, template), 2);
+    await handle.migrate();
+    await handle.close();
+    dbEngine = { kind: 'postgres', adminUrl, template };
+  } else {
+    const handle = await openPglite(undefined);
+    await handle.migrate();
+    const dump = await pgliteOf(handle).dumpDataDir('gzip');
+    await handle.close();
+    dbEngine = { kind: 'pglite', dump };
+  }
+}
+
+export async function stopEngines() {
+  if (dbEngine?.kind === 'postgres') {
+    const { adminUrl } = dbEngine;
+    await admin(adminUrl, async (client) => {
+      for (const name of created.reverse()) await client.query(`drop database if exists "${name}" with (force)`);
+    });
+  }
+  await localRedis?.stop();
+}
+
+export function databaseKind(): 'postgres' | 'pglite' {
+  if (!dbEngine) throw new Error('engines not started');
+  return dbEngine.kind;
+}
+
+/** A fresh, migrated database of its own for one test file; `url` is set for PostgreSQL. */
+export async function cloneDatabase(): Promise<{ handle: DatabaseHandle; url?: string }> {
+  if (!dbEngine) throw new Error('engines not started');
+  if (dbEngine.kind === 'pglite') return { handle: await openPglite(undefined, dbEngine.dump) };
+  const { adminUrl, template } = dbEngine;
+  const name = `${PREFIX}${randomBytes(4).toString('hex')}`;
+  await admin(adminUrl, (c) => c.query(`create database "${name}" template "${template}"`));
+  created.push(name);
+  const url = databaseUrlFor(adminUrl, name);
+  return { handle: connectPostgres(url, 10), url };
+}
+
+/** An empty database (no migrations) for tests of the migrations themselves. */
+export async function emptyPostgresDatabase(): Promise<string | undefined> {
+  if (dbEngine?.kind !== 'postgres') return undefined;
+  const name = `${PREFIX}${randomBytes(4).toString('hex')}`;
+  await admin(dbEngine.adminUrl, (c) => c.query(`create database "${name}"`));
+  created.push(name);
+  return databaseUrlFor(dbEngine.adminUrl, name);
+}

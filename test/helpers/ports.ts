@@ -1,0 +1,1 @@
+export { freePort } from '../../scripts/lib/ports.js';

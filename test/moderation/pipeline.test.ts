@@ -1,0 +1,155 @@
+import { expect } from 'chai';
+import { createServer, type Server } from 'node:http';
+import { eq } from 'drizzle-orm';
+import { files, notifications } from '../../shared/db/schema.js';
+import { eventually } from '../helpers/eventually.js';
+import { pngBytes } from '../helpers/media.js';
+import { freePort } from '../helpers/ports.js';
+import { createTestEnv, type TestEnv } from '../helpers/test-env.js';
+import { getWithHost, upload } from '../helpers/uploads.js';
+
+type Answer = 'allow' | 'soft_flag' | 'hard_block' | 'down' | 'refuse';
+
+/**
+ * A stand-in for the moderation service's HTTP answer only (we ship no explicit images to make
+ * the real model say hard_block): it answers the verdict the test asks for, and records what it got.
+ */
+async function startFakeVision(port: number) {
+  const state = { answer: 'allow' as Answer, received: [] as Buffer[] };
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      state.received.push(Buffer.concat(chunks));
+      if (state.answer === 'down') return res.writeHead(503).end('unavailable');
+      if (state.answer === 'refuse') return res.writeHead(400, { 'content-type': 'application/json' }).end('{"success":false,"error":"Unsupported media"}');
+      const score = { allow: 5, soft_flag: 55, hard_block: 95 }[state.answer];
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ success: true, verdict: state.answer, score, category: 'sfw_real', categories: {}, model: 'fake', elapsedMs: 1 }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return { state, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+describe('moderation in the upload pipeline', function () {
+  this.timeout(60_000);
+  let env: TestEnv;
+  let vision: Awaited<ReturnType<typeof startFakeVision>>;
+
+  before(async () => {
+    const port = await freePort();
+    vision = await startFakeVision(port);
+    env = await createTestEnv({ workers: true, env: { MODERATION_ENABLED: 'true', VISION_URL: `http://127.0.0.1:${port}` } });
+  });
+  after(async () => {
+    await env.close();
+    await vision.close();
+  });
+
+  async function uploadAndJudge(answer: Answer) {
+    vision.state.answer = answer;
+    const alice = await env.createAccount();
+    const bytes = pngBytes(3000, Math.floor(Math.random() * 250));
+    const res = await upload(env, { key: alice.apiKey, bytes, json: true });
+    expect(res.status).to.equal(200);
+    const row = async () => (await env.container.db.select().from(files).where(eq(files.accountId, alice.id)))[0]!;
+    await eventually(async () => (await row()).moderatedAt !== null);
+    return { alice, bytes, url: res.body.data.url as string, row: await row() };
+  }
+
+  it('sends the stored bytes to the service', async () => {
+    const { bytes } = await uploadAndJudge('allow');
+    expect(vision.state.received.at(-1)!.includes(bytes)).to.equal(true);
+  });
+
+  it('hard_block quarantines the file (451) and notifies its owner; an administrator can release it', async () => {
+    const { alice, url, row } = await uploadAndJudge('hard_block');
+    expect(row).to.include({ moderationVerdict: 'hard_block', quarantined: true, moderationScore: 95 });
+    const served = await getWithHost(url);
+    expect(served.status).to.equal(451);
+    const [notification] = await env.container.db.select().from(notifications).where(eq(notifications.accountId, alice.id));
+    expect(notification).to.include({ type: 'moderation', read: false });
+    expect(notification!.data).to.deep.equal({ filename: row.filename });
+    expect((await env.container.services.moderation.flagged()).map((f) => f.id)).to.include(row.id);
+
+    await env.container.services.moderation.release(row.id);
+    expect((await getWithHost(url)).status).to.equal(200);
+    expect((await env.container.services.moderation.flagged()).map((f) => f.id)).not.to.include(row.id);
+  });
+
+  it('soft_flag marks the file for review and keeps serving it', async () => {
+    const { url, row } = await uploadAndJudge('soft_flag');
+    expect(row).to.include({ moderationVerdict: 'soft_flag', quarantined: false });
+    expect((await getWithHost(url)).status).to.equal(200);
+    expect((await env.container.services.moderation.flagged()).find((f) => f.id === row.id)).to.include({ verdict: 'soft_flag', quarantined: false });
+  });
+
+  it('allow changes nothing', async () => {
+    const { url, row } = await uploadAndJudge('allow');
+    expect(row).to.include({ moderationVerdict: 'allow', quarantined: false });
+    expect((await getWithHost(url)).status).to.equal(200);
+    expect((await env.container.services.moderation.flagged()).map((f) => f.id)).not.to.include(row.id);
+  });
+
+  it('records content the service cannot judge without retrying', async () => {
+    const { row } = await uploadAndJudge('refuse');
+    expect(row.moderationVerdict).to.equal(null);
+    expect(row.quarantined).to.equal(false);
+  });
+
+  it('retries with backoff while the service is down, serving the file meanwhile', async () => {
+    vision.state.answer = 'down';
+    const alice = await env.createAccount();
+    const res = await upload(env, { key: alice.apiKey, bytes: pngBytes(1000, 77), json: true });
+    const [row] = await env.container.db.select().from(files).where(eq(files.accountId, alice.id));
+    const jobId = `moderate-${row!.id}-${row!.objectKey.slice(row!.objectKey.lastIndexOf('/') + 1)}`;
+    const queue = env.container.jobs.queue('moderation');
+    await eventually(async () => ((await queue.getJob(jobId))?.attemptsMade ?? 0) >= 1);
+    expect(await (await queue.getJob(jobId))!.getState()).to.equal('delayed');
+    expect((await getWithHost(res.body.data.url)).status).to.equal(200);
+
+    vision.state.answer = 'hard_block';
+    await (await queue.getJob(jobId))!.promote();
+    await eventually(async () => (await env.container.db.select().from(files).where(eq(files.id, row!.id)))[0]!.quarantined);
+    expect((await getWithHost(res.body.data.url)).status).to.equal(451);
+  });
+
+  it('checks the new content after a replace', async () => {
+    const { alice, url, row } = await uploadAndJudge('allow');
+    vision.state.answer = 'hard_block';
+    const form = new FormData();
+    form.append('file', new Blob([pngBytes(2000, 99)]), 'v2.png');
+    expect((await env.api.patch(`/api/user/images/${row.filename}/replace`, { key: alice.apiKey, body: form })).status).to.equal(200);
+    await eventually(async () => (await env.container.db.select().from(files).where(eq(files.id, row.id)))[0]!.quarantined);
+    expect((await getWithHost(url)).status).to.equal(451);
+  });
+});
+
+describe('moderation: holding files until their verdict', function () {
+  this.timeout(60_000);
+
+  it('answers 451 while the verdict is pending when MODERATION_HOLD_PENDING is on', async () => {
+    const port = await freePort();
+    const vision = await startFakeVision(port);
+    vision.state.answer = 'down';
+    const env = await createTestEnv({
+      workers: true,
+      env: { MODERATION_ENABLED: 'true', MODERATION_HOLD_PENDING: 'true', VISION_URL: `http://127.0.0.1:${port}` },
+    });
+    try {
+      const alice = await env.createAccount();
+      const res = await upload(env, { key: alice.apiKey, bytes: pngBytes(1000), json: true });
+      expect((await getWithHost(res.body.data.url)).status).to.equal(451);
+      vision.state.answer = 'allow';
+      const [row] = await env.container.db.select().from(files).where(eq(files.accountId, alice.id));
+      const queue = env.container.jobs.queue('moderation');
+      const job = (await queue.getJobs(['delayed', 'waiting', 'active'])).find((j) => j.data.fileId === row!.id);
+      if (job && (await job.getState()) === 'delayed') await job.promote();
+      await eventually(async () => (await getWithHost(res.body.data.url)).status === 200);
+    } finally {
+      await env.close();
+      await vision.close();
+    }
+  });
+});

@@ -1,0 +1,71 @@
+import { expect } from 'chai';
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { redisAnswers } from '../../scripts/lib/redis-server.js';
+import { freePort } from '../helpers/ports.js';
+import { runScript } from '../helpers/run-script.js';
+
+describe('npm start (all in one, embedded defaults)', function () {
+  this.timeout(120_000);
+
+  it('starts its own Redis and the moderation service, serves the API, shares the embedded database with the admin CLI and stops on Ctrl-C', async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'hfs-start-'));
+    const port = await freePort();
+    const redisPort = await freePort();
+    const visionPort = await freePort();
+    const env = {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      BASE_URL: `http://127.0.0.1:${port}`,
+      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+      VISION_PORT: String(visionPort),
+      VISION_URL: `http://127.0.0.1:${visionPort}`,
+      DATABASE_URL: '',
+      LOG_LEVEL: 'warn',
+    };
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      const deadline = Date.now() + 90_000;
+      while (!output.includes('is running')) {
+        if (child.exitCode !== null || Date.now() > deadline) throw new Error(`start failed:\n${output}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(output).to.include(`http://127.0.0.1:${port}/api`);
+      expect(await redisAnswers(env.REDIS_URL)).to.equal(true);
+
+      const ping = await fetch(`http://127.0.0.1:${port}/api/ping`);
+      expect(ping.status).to.equal(200);
+
+      const created = await runScript('scripts/admin.ts', ['user', 'create', '--username', 'alice', '--password', 'pw-123456'], env);
+      expect(created.code, created.stderr).to.equal(0);
+      const { apiKey } = JSON.parse(created.stdout);
+      const me = await fetch(`http://127.0.0.1:${port}/api/auth/me`, { headers: { 'x-api-key': apiKey } });
+      expect(me.status).to.equal(200);
+      expect(((await me.json()) as { data: { user: { username: string } } }).data.user.username).to.equal('alice');
+
+      // The moderation service runs beside it.
+      const deadlineVision = Date.now() + 60_000;
+      let health: Response | undefined;
+      while (!health?.ok && Date.now() < deadlineVision) {
+        health = await fetch(`${env.VISION_URL}/health`).catch(() => undefined);
+        if (!health?.ok) await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(health?.status).to.equal(200);
+
+      child.kill('SIGINT');
+      expect(await exited).to.equal(0);
+      expect(await redisAnswers(env.REDIS_URL)).to.equal(false);
+      expect(await fetch(`${env.VISION_URL}/health`).then(() => 'up', () => 'down')).to.equal('down');
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,21 @@
+import type { HandlerMap } from '../handler.js';
+import { cachePurge } from './cache-purge.handler.js';
+import { fileExpire } from './file-expire.handler.js';
+import { filesExpireSweep } from './files-expire-sweep.handler.js';
+import { moderationCheck } from './moderation-check.handler.js';
+import { notifyBroadcast } from './notify-broadcast.handler.js';
+import { objectDelete } from './object-delete.handler.js';
+import { pollsCloseDue } from './polls-close-due.handler.js';
+import { urlFetch } from './url-fetch.handler.js';
+
+/** One handler per job name of shared/jobs.ts. */
+export const handlers: HandlerMap = {
+  'object.delete': objectDelete,
+  'file.expire': fileExpire,
+  'files.expire-sweep': filesExpireSweep,
+  'url.fetch': urlFetch,
+  'cache.purge': cachePurge,
+  'notify.broadcast': notifyBroadcast,
+  'polls.close-due': pollsCloseDue,
+  'moderation.check': moderationCheck,
+};

@@ -1,0 +1,22 @@
+import { loadConfig } from '../shared/config.js';
+import { createContainer } from '../shared/container.js';
+import { isQueueName, QUEUE_NAMES } from '../shared/jobs.js';
+import { onShutdown } from '../shared/shutdown.js';
+import { handlers } from './handlers/index.js';
+import { startWorkers } from './worker-pool.js';
+
+// `worker` runs every queue; `worker url-fetch expiry` only those, so operators can scale each.
+const requested = process.argv.slice(2);
+const unknown = requested.filter((q) => !isQueueName(q));
+if (unknown.length > 0) {
+  process.stderr.write(`Unknown queue(s): ${unknown.join(', ')}. Known: ${QUEUE_NAMES.join(', ')}\n`);
+  process.exit(1);
+}
+const queues = requested.length > 0 ? requested.filter(isQueueName) : [...QUEUE_NAMES];
+
+const container = await createContainer(loadConfig());
+const pool = await startWorkers(container, queues, handlers);
+onShutdown(container.logger, async () => {
+  await pool.close();
+  await container.close();
+});
