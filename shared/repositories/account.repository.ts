@@ -52,10 +52,18 @@ export class AccountRepository {
   }
 
   /**
-   * Swaps the primary key if this month's allowance is not used up, in one statement so concurrent
-   * regenerations cannot exceed it. Returns undefined when the allowance is spent.
+   * Swaps the primary key if this month's allowance is not used up — and, when `replacingHash` is
+   * given, only if that is still the current key — in one statement, so concurrent regenerations
+   * can neither exceed the allowance nor both succeed with the same old key. Returns undefined when
+   * either condition fails.
    */
-  async rotateApiKey(id: string, key: { hash: string; sealed: string }, month: string, allowance: number) {
+  async rotateApiKey(
+    id: string,
+    key: { hash: string; sealed: string },
+    month: string,
+    allowance: number,
+    replacingHash?: string,
+  ) {
     const [row] = await this.db
       .update(accounts)
       .set({
@@ -68,6 +76,7 @@ export class AccountRepository {
       .where(
         and(
           eq(accounts.id, id),
+          replacingHash === undefined ? undefined : eq(accounts.apiKeyHash, replacingHash),
           sql`(${accounts.keyRegenMonth} is distinct from ${month} or ${accounts.keyRegenCount} < ${allowance})`,
         ),
       )

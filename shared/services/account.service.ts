@@ -110,17 +110,26 @@ export class AccountService {
     return (await this.accounts.update(account.id, { status: 'active', banReason: null, bannedAt: null, banExpiresAt: null }))!;
   }
 
-  /** Issues a new primary key; the old one stops working on the very next request. */
-  async regenerateApiKey(accountId: string) {
+  /**
+   * Issues a new primary key; the old one stops working on the very next request. `replacingKey` is
+   * the key the request authenticated with, if any: of concurrent requests carrying it only the
+   * first rotates, and the rest find it revoked (401), as they would a moment later.
+   */
+  async regenerateApiKey(accountId: string, replacingKey?: string) {
     const apiKey = generateApiKey();
-    const month = utcMonth();
+    const replacingHash = replacingKey === undefined ? undefined : sha256(replacingKey);
     const account = await this.accounts.rotateApiKey(
       accountId,
       { hash: sha256(apiKey), sealed: this.box.encrypt(apiKey) },
-      month,
+      utcMonth(),
       this.regenerationsPerMonth,
+      replacingHash,
     );
     if (!account) {
+      const current = await this.accounts.findById(accountId);
+      if (!current || (replacingHash !== undefined && current.apiKeyHash !== replacingHash)) {
+        throw AppError.unauthorized('Invalid API key');
+      }
       throw AppError.tooManyRequests(
         `The API key can be regenerated ${this.regenerationsPerMonth} times a month`,
         secondsUntilNextUtcMonth(),

@@ -100,6 +100,24 @@ describe('accounts and API keys', () => {
       expect(results.filter((r) => r.status !== 200).every((r) => r.status === 401)).to.equal(true);
     });
 
+    it('lets only one of two rotations that authenticated with the same key win', async () => {
+      // Both requests were authenticated before either rotated: the second must find its key revoked.
+      const erin = await env.createAccount();
+      const accounts = env.container.services.accounts;
+      const first = await accounts.regenerateApiKey(erin.id, erin.apiKey);
+      let error: unknown;
+      try {
+        await accounts.regenerateApiKey(erin.id, erin.apiKey);
+      } catch (err) {
+        error = err;
+      }
+      expect(error).to.include({ status: 401 });
+      const me = await env.api.get('/api/auth/me', { key: first.apiKey });
+      expect(me.status).to.equal(200);
+      expect(first.regenerationInfo.remainingThisMonth).to.equal(1);
+      expect(me.body.data.user.apiKey).to.equal(first.apiKey);
+    });
+
     it('needs a key', async () => {
       expect((await env.api.post('/api/user/regenerate-api-key')).status).to.equal(401);
     });
