@@ -7,7 +7,7 @@ import { errorHandler, notFound } from './middleware/error.middleware.js';
 import { requestContext } from './middleware/request-context.middleware.js';
 import { apiRouter } from './routes/index.js';
 import { pagesRoutes } from './site/pages.routes.js';
-import { siteRoutes, subdomainFiles } from './site/site.routes.js';
+import { hostRouting, siteRoutes } from './site/site.routes.js';
 import type { AppState } from './state.js';
 
 /** Builds the web app without listening, so tests drive the very same app through a real server. */
@@ -22,7 +22,7 @@ export function createApp(container: Container, hub: NotificationHub) {
   const pages = pagesRoutes(container);
   app.use(requestContext(container.logger));
   app.use(errorHandler(container.logger));
-  app.use(subdomainFiles(container));
+  app.use(hostRouting(container));
   app.use(site.routes());
   app.use(
     bodyParser({

@@ -37,11 +37,13 @@ export async function startWebServer(container: Container, port: number, host = 
     hub,
     url: `http://127.0.0.1:${actualPort}`,
     async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      });
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Event streams never end by themselves: the hub ends them. Connections whose last response
+      // just finished are idle then; close them rather than wait out keep-alive.
       await hub.stop();
+      const sweep = setInterval(() => server.closeIdleConnections(), 50);
+      await closed;
+      clearInterval(sweep);
     },
   };
 }

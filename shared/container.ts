@@ -58,7 +58,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
   const box = new SecretBox(config.secretKey);
   const plans = new Plans(config.planOverrides);
 
-  const urls = new FileUrls(config.siteUrl, box, config.privateLinkTtlSeconds);
+  const urls = new FileUrls(config.siteUrl, config.baseUrl, box, config.privateLinkTtlSeconds);
   const rateLimits = createRateLimits(redis, config);
 
   const repositories = {
@@ -127,7 +127,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     }),
     urlFormats: new UrlFormatService(repositories.accounts, urls, plans),
     dashboard: new DashboardService({ files: repositories.files, accounts, folders, folderKeys, urls }),
-    hosted: new HostedFileService(repositories.files, repositories.accounts, storage, urls, fileCache, moderation),
+    hosted: new HostedFileService(repositories.files, repositories.accounts, storage, fileCache, moderation),
     siteSessions: new SiteSessionService(box, new URL(config.siteUrl).origin),
   };
 

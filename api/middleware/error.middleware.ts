@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa';
 import multer from 'multer';
 import { AppError, isAppError } from '../../shared/errors.js';
+import { isUnstorableText } from '../../shared/repositories/pg-errors.js';
 import type { Logger } from '../../shared/logger.js';
 import type { AppState } from '../state.js';
 
@@ -21,6 +22,7 @@ function toAppError(err: unknown): AppError | undefined {
     const [status, message] = MULTER_STATUS[err.code] ?? [400, err.message];
     return new AppError(status, err.code.toLowerCase(), message);
   }
+  if (isUnstorableText(err)) return AppError.badRequest('Text must not contain NUL characters');
   // http-errors thrown by Koa itself (ctx.throw, ctx.assert)
   const e = err as { status?: number; expose?: boolean; message?: string };
   if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) {

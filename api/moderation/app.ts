@@ -9,7 +9,7 @@ import type { Logger } from '../../shared/logger.js';
 import { errorHandler, notFound } from '../middleware/error.middleware.js';
 import { requestContext } from '../middleware/request-context.middleware.js';
 import type { AppState } from '../state.js';
-import { IMAGE_FORMATS, type MediaKind, VIDEO_FORMATS, detectKind } from './media.js';
+import { IMAGE_FORMATS, type MediaKind, VIDEO_FORMATS, detectMedia } from './media.js';
 import { MODEL_NAME, type NsfwModel } from './model.js';
 import type { Moderator } from './moderator.js';
 import { receiveMedia } from './receive-media.js';
@@ -86,8 +86,11 @@ export function createVisionApp({ config, logger, model, moderator, jobs }: Visi
   const enqueue = (kind: MediaKind) => async (ctx: Koa.ParameterizedContext<AppState>) => {
     const file = await receiveMedia(ctx, intake(path.join(workDir, 'jobs')));
     try {
-      const actual = await detectKind(file);
-      if (actual !== kind) throw AppError.badRequest(`This is not a ${kind}: use /jobs/moderate-${actual === 'image' ? 'gif' : actual} or /moderate-media`);
+      const actual = (await detectMedia(file)).kind;
+      if (actual !== kind) {
+        const route = actual === 'image' ? '/moderate-image' : `/jobs/moderate-${actual}`;
+        throw AppError.badRequest(`This is not a ${kind}: use ${route} or /moderate-media`);
+      }
       ctx.status = 202;
       ctx.body = { job_id: await jobs.add({ file, kind }), status: 'queued' };
     } catch (err) {

@@ -14,12 +14,26 @@ import { INPUT_SIZE } from './model.js';
 export const IMAGE_FORMATS = ['jpg', 'jpeg', 'png', 'webp', 'bmp'];
 export const VIDEO_FORMATS = ['mp4', 'avi', 'mov', 'mkv', 'webm', 'flv', 'wmv', 'm4v'];
 export type MediaKind = 'image' | 'gif' | 'video';
+/** How frames come out of a file: one still, the pages of an animation (sharp), or ffmpeg. */
+export type Decoder = 'still' | 'pages' | 'ffmpeg';
+export interface Media {
+  /** 'gif' stands for every animated image: GIF, animated WebP, APNG */
+  kind: MediaKind;
+  decoder: Decoder;
+}
 
-// What file-type calls each supported container, mapped to our kinds.
-const KIND_OF_EXT: Record<string, MediaKind> = {
-  jpg: 'image', png: 'image', webp: 'image', bmp: 'image', gif: 'gif',
-  mp4: 'video', m4v: 'video', mov: 'video', avi: 'video', mkv: 'video', webm: 'video', flv: 'video', wmv: 'video', asf: 'video',
+// What file-type calls each supported container. An animation is judged on all its frames: a
+// harmless first frame must not hide the rest (APNG through ffmpeg: libvips reads its first frame only).
+const MEDIA_OF_EXT: Record<string, Media> = {
+  jpg: { kind: 'image', decoder: 'still' },
+  png: { kind: 'image', decoder: 'still' },
+  bmp: { kind: 'image', decoder: 'still' },
+  webp: { kind: 'image', decoder: 'still' },
+  gif: { kind: 'gif', decoder: 'pages' },
+  apng: { kind: 'gif', decoder: 'ffmpeg' },
+  ...Object.fromEntries(['mp4', 'm4v', 'mov', 'avi', 'mkv', 'webm', 'flv', 'wmv', 'asf'].map((ext) => [ext, { kind: 'video', decoder: 'ffmpeg' }])),
 };
+const ANIMATED_WEBP: Media = { kind: 'gif', decoder: 'pages' };
 const FRAME_BYTES = INPUT_SIZE * INPUT_SIZE * 3;
 
 export interface Frame {
@@ -44,17 +58,18 @@ export async function receiveToFile(body: Readable, dir: string, maxBytes: numbe
   }
 }
 
-/** The kind of a stored file, from its first bytes; unsupported formats are a 400. */
-export async function detectKind(file: string): Promise<MediaKind> {
+/** What a stored file is, from its first bytes; unsupported formats are a 400. */
+export async function detectMedia(file: string): Promise<Media> {
   const handle = await open(file, 'r');
   try {
     const head = Buffer.alloc(4100);
     const { bytesRead } = await handle.read(head, 0, head.length, 0);
     if (bytesRead === 0) throw AppError.badRequest('The file is empty');
     const type = await fileTypeFromBuffer(head.subarray(0, bytesRead));
-    const kind = type && KIND_OF_EXT[type.ext];
-    if (!kind) throw AppError.badRequest(`Unsupported media${type ? ` (${type.mime})` : ''}: send ${[...IMAGE_FORMATS, 'gif', ...VIDEO_FORMATS].join(', ')}`);
-    return kind;
+    const media = type && MEDIA_OF_EXT[type.ext];
+    if (!media) throw AppError.badRequest(`Unsupported media${type ? ` (${type.mime})` : ''}: send ${[...IMAGE_FORMATS, 'gif', ...VIDEO_FORMATS].join(', ')}`);
+    if (type.ext === 'webp' && (await pagesOf(file)) > 1) return ANIMATED_WEBP;
+    return media;
   } finally {
     await handle.close();
   }
@@ -82,8 +97,16 @@ export async function imageFrames(file: string): Promise<Frame[]> {
   return [{ index: 0, rgb: new Uint8Array(still.stdout) }];
 }
 
-/** Up to `max` frames of a GIF, evenly spread over its length. */
-export async function gifFrames(file: string, max: number): Promise<Frame[]> {
+async function pagesOf(file: string): Promise<number> {
+  try {
+    return (await sharp(file, { animated: true }).metadata()).pages ?? 1;
+  } catch (err) {
+    throw corrupt(err);
+  }
+}
+
+/** Up to `max` frames of an animation that sharp reads (GIF, WebP), evenly spread over its length. */
+export async function pageFrames(file: string, max: number): Promise<Frame[]> {
   try {
     const { pages = 1 } = await sharp(file, { animated: true, failOn: 'error' }).metadata();
     const count = Math.min(max, pages);
@@ -118,13 +141,20 @@ async function durationOf(file: string): Promise<number | undefined> {
 }
 
 /**
- * Up to `max` frames evenly spread over a video, decoded by ffmpeg and piped out as raw RGB (never
- * written to disk); each frame is handed to `onFrame` as it arrives.
+ * Up to `max` frames evenly spread over a video or an animation, decoded by ffmpeg and piped out as
+ * raw RGB (never written to disk); each frame is handed to `onFrame` as it arrives. A video gives
+ * at most one frame a second; an animation, whose frames change faster, always `max`.
  */
-export async function videoFrames(file: string, max: number, onFrame: (frame: Frame) => Promise<void>, signal?: AbortSignal): Promise<number> {
+export async function ffmpegFrames(
+  file: string,
+  kind: MediaKind,
+  max: number,
+  onFrame: (frame: Frame) => Promise<void>,
+  signal?: AbortSignal,
+): Promise<number> {
   const duration = await durationOf(file);
-  if (duration === undefined) throw AppError.badRequest('The video could not be decoded (corrupt, truncated or not a video)');
-  const count = Math.max(1, Math.min(max, Math.ceil(duration)));
+  if (duration === undefined) throw AppError.badRequest(`The ${kind === 'video' ? 'video' : 'animation'} could not be decoded (corrupt or truncated)`);
+  const count = kind === 'video' ? Math.max(1, Math.min(max, Math.ceil(duration))) : max;
   const fps = count / duration;
   const ffmpeg = spawn(
     'ffmpeg',

@@ -1,5 +1,5 @@
 import { AppError } from '../../shared/errors.js';
-import { detectKind, type Frame, gifFrames, imageFrames, type MediaKind, videoFrames } from './media.js';
+import { detectMedia, ffmpegFrames, type Frame, imageFrames, type MediaKind, pageFrames } from './media.js';
 import { MODEL_NAME, type NsfwModel } from './model.js';
 import { type Categories, type Category, scoreOf, topCategory, type Verdict, verdictOf } from './verdict.js';
 
@@ -40,12 +40,13 @@ export class Moderator {
   /** `expected` narrows what a route accepts; 'any' picks by content. */
   async moderate(file: string, expected: MediaKind | 'any', onProgress?: (fraction: number) => Promise<void>, signal?: AbortSignal): Promise<ModerationResult> {
     const started = performance.now();
-    const kind = await detectKind(file);
+    const { kind, decoder } = await detectMedia(file);
     if (expected !== 'any' && kind !== expected) {
       throw AppError.badRequest(`This is ${kind === 'image' ? 'an image' : `a ${kind}`}, not ${expected === 'image' ? 'an image' : `a ${expected}`}: use /moderate-${kind} or /moderate-media`);
     }
     const scored: { frame: FrameResult; categories: Categories }[] = [];
-    let total = this.options.videoFrames; // a video's exact frame count is known only at its end
+    const maxFrames = kind === 'video' ? this.options.videoFrames : this.options.gifFrames;
+    let total = maxFrames; // with ffmpeg the exact frame count is known only at the end
     const score = async (frame: Frame) => {
       const categories = await this.model.classify(frame.rgb);
       const value = scoreOf(categories);
@@ -55,10 +56,10 @@ export class Moderator {
       });
       await onProgress?.(Math.min(0.99, scored.length / total));
     };
-    if (kind === 'video') {
-      await videoFrames(file, this.options.videoFrames, score, signal);
+    if (decoder === 'ffmpeg') {
+      await ffmpegFrames(file, kind, maxFrames, score, signal);
     } else {
-      const frames = kind === 'gif' ? await gifFrames(file, this.options.gifFrames) : await imageFrames(file);
+      const frames = decoder === 'pages' ? await pageFrames(file, maxFrames) : await imageFrames(file);
       total = frames.length;
       for (const frame of frames) await score(frame);
     }

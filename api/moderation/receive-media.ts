@@ -3,10 +3,11 @@ import { rm } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import multer from '@koa/multer';
 import { z } from 'zod';
-import { AppError } from '../../shared/errors.js';
+import { AppError, isAppError } from '../../shared/errors.js';
 import { safeFetch } from '../../shared/net/safe-fetch.js';
 import { validate } from '../../shared/validation.js';
 import type { AppContext } from '../state.js';
+import { parseMultipart } from '../upload/parse-multipart.js';
 import { receiveToFile } from './media.js';
 
 export interface IntakeOptions {
@@ -22,9 +23,17 @@ class TempFileStorage implements multer.StorageEngine {
 
   _handleFile(_req: IncomingMessage, file: multer.File, callback: (error?: unknown, info?: multer.File) => void) {
     const { stream } = file as multer.File & { stream: Readable };
+    let bodyFailed = false;
+    stream.once('error', () => (bodyFailed = true));
     receiveToFile(stream, this.options.dir, this.options.maxBytes).then(
       (path) => callback(null, { path } as multer.File),
-      (err: unknown) => callback(err),
+      // A part cut short is the sender's mistake (400); a disk failure is ours (500).
+      (err: unknown) =>
+        callback(
+          isAppError(err) ? err
+          : bodyFailed ? AppError.badRequest('The multipart body is malformed or cut short')
+          : new AppError(500, 'intake_failed', 'Receiving the media failed'),
+        ),
     );
   }
 
@@ -42,7 +51,7 @@ const urlSchema = z.object({ url: z.url({ protocol: /^https?$/, error: 'url must
 export async function receiveMedia(ctx: AppContext, options: IntakeOptions): Promise<string> {
   if (ctx.is('multipart')) {
     const storage = new TempFileStorage(options);
-    await multer({ storage, limits: { files: 1, fields: 5, parts: 6 } }).single('file')(ctx, async () => undefined);
+    await parseMultipart(ctx, multer({ storage, limits: { files: 1, fields: 5, parts: 6 } }).single('file'));
     const file = (ctx as unknown as { file?: multer.File }).file;
     if (!file) throw AppError.badRequest('No file: send the media in the multipart field "file"');
     return file.path;

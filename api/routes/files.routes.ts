@@ -45,7 +45,7 @@ export function filesRoutes({ services }: Container) {
   router.patch('/images/:filename/replace', async (ctx) => {
     const account = accountOf(ctx);
     // Fail before reading the body when there is nothing to replace.
-    await services.files.assertOwned(account, ctx.params.filename!);
+    await services.files.assertReplaceable(account, ctx.params.filename!);
     const { file } = await receiveSingleFile(ctx, services.uploads, services.uploads.maxBytesFor(account));
     const data = await services.files.replace(account, ctx.params.filename!, file.received, file.originalname);
     ctx.body = { success: true, message: 'File replaced', data };

@@ -5,7 +5,7 @@ import { validate } from '../../shared/validation.js';
 import { accountOf, type AppState } from '../state.js';
 
 const defaultFolderSchema = z.object({
-  folderId: z.string({ error: 'folderId must be a folder id or null' }).nullable(),
+  folderId: z.uuid({ error: 'folderId must be a folder id or null' }).nullable(),
 });
 
 /** Folders, the default upload folder, and folder keys (Pro). */

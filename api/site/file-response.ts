@@ -17,9 +17,10 @@ export function parseRange(header: string | undefined, size: number): ByteRange 
     return { start: Math.max(0, size - suffix), end: size - 1 };
   }
   const start = Number(match[1]);
-  const end = match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1);
-  if (start >= size || end < start) return 'unsatisfiable';
-  return { start, end };
+  // last < first makes the range invalid, and an invalid Range is ignored, like a malformed one.
+  if (match[2] !== '' && Number(match[2]) < start) return undefined;
+  if (start >= size) return 'unsatisfiable';
+  return { start, end: match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1) };
 }
 
 /** Object keys never change content, so the key is a strong validator of the bytes. */
@@ -27,8 +28,9 @@ export function etagOf(file: FileRow): string {
   return `"${file.objectKey.slice(file.objectKey.lastIndexOf('/') + 1)}"`;
 }
 
-// Types a browser could execute or render as a page of the site's origin.
-const ACTIVE_TYPES = /^(text\/html|application\/xhtml\+xml|text\/xml|application\/xml|image\/svg\+xml|text\/javascript|application\/javascript|application\/x-javascript|text\/xsl|application\/pdf)/i;
+// Types a browser could execute or render as a document of the site's origin: pages, scripts, any
+// XML (XSLT can make a page of it), archived pages (MHTML) and PDF. SVG is image/… and stays viewable.
+const DOCUMENT_TYPES = /^(?:text\/(?:html|xml|xsl|javascript)|application\/(?:xml|javascript|x-javascript|pdf|[\w.+-]+\+xml)|message\/|multipart\/)/i;
 // Every hosted file is sandboxed: even if a browser renders one, no script runs with the site's origin.
 const SANDBOX_CSP = "sandbox; default-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'unsafe-inline'";
 
@@ -47,11 +49,13 @@ export function fileSender(hosted: HostedFileService, urls: FileUrls, cacheContr
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('Content-Security-Policy', SANDBOX_CSP);
     ctx.set('Cache-Control', file.isPrivate ? 'private, no-store' : cacheControlPublic);
-    if (ACTIVE_TYPES.test(file.mimeType) && file.mimeType !== 'image/svg+xml') {
-      // Pages and scripts are downloaded, never rendered; SVG stays viewable, sandboxed by the CSP.
+    if (DOCUMENT_TYPES.test(file.mimeType)) {
+      // Documents and scripts are downloaded, never rendered; SVG stays viewable, sandboxed by the CSP.
       ctx.attachment(file.filename, { type: 'attachment' });
     }
-    if (ctx.get('if-none-match').split(/\s*,\s*/).includes(etag)) {
+    // Koa's freshness check: If-None-Match (weak comparison, `*`), else If-Modified-Since.
+    ctx.status = 200;
+    if (ctx.fresh) {
       ctx.status = 304;
       return;
     }

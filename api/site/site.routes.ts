@@ -1,6 +1,7 @@
 import { Router } from '@koa/router';
 import type { Middleware } from 'koa';
 import type { Container } from '../../shared/container.js';
+import { AppError } from '../../shared/errors.js';
 import type { AppState } from '../state.js';
 import { fileSender } from './file-response.js';
 
@@ -22,22 +23,21 @@ export function siteRoutes({ services, urls, config }: Container) {
 }
 
 /**
- * `{username}.{site host}/{filename}`: a personal subdomain serves that account's files and nothing
- * else (no API, no pages), so it is decided before any other route.
+ * Routing by Host, before any other route: `{username}.{site host}/{filename}` serves that account's
+ * files and nothing else (no API, no pages); the service's own hosts go on to the app; a host that
+ * is none of these is 404.
  */
-export function subdomainFiles({ services, urls, config }: Container): Middleware<AppState> {
+export function hostRouting({ services, urls, config }: Container): Middleware<AppState> {
   const hosted = services.hosted;
   const send = fileSender(hosted, urls, config.cacheControlPublic);
   return async (ctx, next) => {
-    const username = hosted.usernameOfHost(ctx.host);
-    if (!username) return next();
+    const role = urls.hostRole(ctx.hostname);
+    if (role.kind === 'service') return next();
     const filename = safeDecode(ctx.path.slice(1));
-    if (!['GET', 'HEAD'].includes(ctx.method) || !filename || filename.includes('/')) {
-      ctx.status = 404;
-      ctx.body = { success: false, error: 'Not found' };
-      return;
+    if (role.kind === 'unknown' || !['GET', 'HEAD'].includes(ctx.method) || !filename || filename.includes('/')) {
+      throw AppError.notFound('Not found');
     }
-    await send(ctx, await hosted.byUsername(username, filename));
+    await send(ctx, await hosted.byUsername(role.username, filename));
   };
 }
 

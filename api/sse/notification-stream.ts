@@ -32,7 +32,10 @@ export async function openNotificationStream(ctx: AppContext, account: AccountRo
   const stream = new PassThrough();
   ctx.body = stream;
 
-  let lastSeq = 0;
+  // Where this stream starts: after what the client saw, or (a fresh stream) after the newest
+  // notification — read before subscribing, so whatever is created meanwhile is replayed below.
+  const latest = await notifications.latestSeq(account.id);
+  let lastSeq = Math.min(lastEventIdOf(ctx) ?? latest, latest);
   let live = false;
   const held: NotificationEvent[] = [];
   const send = (event: string, data: unknown) => stream.write(`id: ${lastSeq}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
@@ -43,25 +46,19 @@ export async function openNotificationStream(ctx: AppContext, account: AccountRo
     send('notification', event.notification);
     send('unread', { unreadCount: event.unreadCount });
   };
-  const stopListening = hub.listen(account.id, (event) => (live ? deliver(event) : held.push(event)));
-  const heartbeat = setInterval(() => stream.write(': heartbeat\n\n'), options.heartbeatMs);
   const close = () => {
     clearInterval(heartbeat);
     stopListening();
     stream.end();
   };
+  const stopListening = hub.listen(account.id, (event) => (live ? deliver(event) : held.push(event)), close);
+  const heartbeat = setInterval(() => stream.write(': heartbeat\n\n'), options.heartbeatMs);
   ctx.req.once('close', close);
 
   stream.write('retry: 3000\n\n');
-  const since = lastEventIdOf(ctx);
-  if (since !== undefined) {
-    lastSeq = since;
-    for (const row of await notifications.missedSince(account.id, since)) {
-      lastSeq = row.seq;
-      send('notification', toNotification(row));
-    }
-  } else {
-    lastSeq = await notifications.latestSeq(account.id);
+  for (const row of await notifications.missedSince(account.id, lastSeq)) {
+    lastSeq = row.seq;
+    send('notification', toNotification(row));
   }
   send('unread', { unreadCount: await notifications.unreadCount(account.id) });
   live = true;

@@ -2,6 +2,7 @@ import multer from '@koa/multer';
 import { AppError } from '../../shared/errors.js';
 import type { UploadService } from '../../shared/services/upload.service.js';
 import type { AppContext } from '../state.js';
+import { parseMultipart } from './parse-multipart.js';
 import { type ReceivedFile, StreamStorage } from './stream-storage.js';
 
 const MULTIPART_LIMITS = { files: 1, fields: 10, fieldSize: 1024, parts: 12 };
@@ -15,8 +16,9 @@ const STREAM_BUFFERS = { highWaterMark: 1024 * 1024, fileHwm: 1024 * 1024 };
 export async function receiveSingleFile(ctx: AppContext, uploads: UploadService, maxBytes: number) {
   if (!ctx.is('multipart')) throw AppError.badRequest('The body must be multipart/form-data');
   const storage = new StreamStorage(uploads, maxBytes);
-  const options = { storage, limits: MULTIPART_LIMITS, ...STREAM_BUFFERS } as multer.Options;
-  await multer(options).any()(ctx, async () => undefined);
+  // Browsers send UTF-8 file names without saying so; busboy would read them as latin1.
+  const options = { storage, limits: MULTIPART_LIMITS, defParamCharset: 'utf8', ...STREAM_BUFFERS } as multer.Options;
+  await parseMultipart(ctx, multer(options).any());
   const [file] = (ctx.files ?? []) as ReceivedFile[];
   if (!file) throw AppError.badRequest('No file: send one file in the field "file" or "image"');
   return { file, fields: (ctx.request.body ?? {}) as Record<string, unknown> };

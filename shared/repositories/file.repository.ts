@@ -141,7 +141,8 @@ export class FileRepository {
 
   /**
    * Points a file at a new object in one transaction, adjusting the account's storage by the size
-   * difference only while it stays within `storageLimit`. Returns the row before and after.
+   * difference only while it stays within `storageLimit`. The verdict on the old content goes with
+   * it: the new content is unjudged until moderation says otherwise. Returns the row before and after.
    */
   async replace(accountId: string, filename: string, next: Replacement, storageLimit: number) {
     return this.db.transaction(async (tx) => {
@@ -160,7 +161,15 @@ export class FileRepository {
       if (charged.length === 0) throw AppError.tooLarge('The larger file would pass the storage limit');
       const [after] = await tx
         .update(files)
-        .set({ ...next, updatedAt: new Date() })
+        .set({
+          ...next,
+          updatedAt: new Date(),
+          moderationVerdict: null,
+          moderationScore: null,
+          moderatedAt: null,
+          moderationReviewedAt: null,
+          quarantined: false,
+        })
         .where(eq(files.id, before.id))
         .returning();
       return { before, after: after! };

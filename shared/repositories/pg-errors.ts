@@ -14,6 +14,14 @@ export function isForeignKeyViolation(err: unknown): boolean {
   return findPgError(err)?.code === '23503';
 }
 
+/**
+ * PostgreSQL character_not_in_repertoire: text with a NUL byte, which no text column can hold.
+ * Such input can never name anything stored, so it is the caller's mistake, not ours.
+ */
+export function isUnstorableText(err: unknown): boolean {
+  return findPgError(err)?.code === '22021';
+}
+
 /** Runs a write that refers to a folder; the folder disappearing meanwhile is a 404, not a 500. */
 export async function whileFolderExists<T>(write: () => Promise<T>): Promise<T> {
   try {

@@ -62,7 +62,8 @@ export class PollRepository {
     try {
       await this.db.transaction(async (tx) => {
         const [poll] = await tx.select().from(polls).where(eq(polls.id, pollId)).for('update');
-        if (poll?.status !== 'active') throw AppError.badRequest('This poll is closed');
+        const due = poll?.closesAt && poll.closesAt <= new Date();
+        if (poll?.status !== 'active' || due) throw AppError.badRequest('This poll is closed');
         await tx.insert(pollVotes).values({ pollId, accountId, optionId });
         await tx.update(pollOptions).set({ voteCount: sql`${pollOptions.voteCount} + 1` }).where(eq(pollOptions.id, optionId));
         await tx.update(polls).set({ totalVotes: sql`${polls.totalVotes} + 1` }).where(eq(polls.id, pollId));
@@ -82,11 +83,11 @@ export class PollRepository {
     return row;
   }
 
-  /** Closes active polls whose closesAt has passed; returns how many. */
+  /** Closes active polls whose closesAt has passed, as of that time; returns how many. */
   async closeDue(now = new Date()): Promise<number> {
     const rows = await this.db
       .update(polls)
-      .set({ status: 'closed', closedAt: now })
+      .set({ status: 'closed', closedAt: sql`${polls.closesAt}` })
       .where(and(eq(polls.status, 'active'), lte(polls.closesAt, now)))
       .returning({ id: polls.id });
     return rows.length;

@@ -9,12 +9,20 @@ import { isUniqueViolation } from '../repositories/pg-errors.js';
 import { secondsUntilNextUtcMonth, utcDay, utcMonth } from '../time.js';
 import { hashPassword } from './password.js';
 
+// Names an operator may want for hosts of their own beside the site (api.example.com, www…).
+const RESERVED_USERNAMES = new Set([
+  'www', 'api', 'app', 'admin', 'administrator', 'root', 'mail', 'smtp', 'imap', 'pop', 'ftp', 'ns1', 'ns2',
+  'cdn', 'static', 'assets', 'media', 'files', 'img', 'images', 'status', 'docs', 'blog', 'help', 'support',
+  'mcp', 'oauth', 'auth', 'login', 'account', 'dashboard', 'vision', 'album', 'drop',
+]);
+
 // Usernames become subdomain labels ({username}.{site host}), so they follow DNS label rules.
 export const usernameSchema = z
   .string()
   .trim()
   .toLowerCase()
-  .regex(/^[a-z0-9](?:[a-z0-9-]{1,30}[a-z0-9])$/, 'username must be 3-32 letters, digits or inner hyphens');
+  .regex(/^[a-z0-9](?:[a-z0-9-]{1,30}[a-z0-9])$/, 'username must be 3-32 letters, digits or inner hyphens')
+  .refine((name) => !RESERVED_USERNAMES.has(name), 'this username is reserved');
 export const passwordSchema = z.string().min(8, 'password must be at least 8 characters').max(256);
 const emailSchema = z.union([z.email(), z.literal('')]);
 

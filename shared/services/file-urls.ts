@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import type { SecretBox } from '../crypto.js';
 import type { FileRow } from '../db/schema.js';
 
@@ -11,6 +12,9 @@ export interface UrlOwner {
 
 type LinkedFile = Pick<FileRow, 'id' | 'filename' | 'shortCode' | 'urlFormat' | 'isPrivate'>;
 
+/** What a request's Host names: a personal subdomain, the service itself, or nothing of ours. */
+export type HostRole = { kind: 'subdomain'; username: string } | { kind: 'service' } | { kind: 'unknown' };
+
 /**
  * Builds every hosted-URL style of architecture.md §3 from SITE_URL. A file keeps the style it was
  * uploaded with, so changing the account's style never rewrites existing links. A private file's
@@ -18,13 +22,16 @@ type LinkedFile = Pick<FileRow, 'id' | 'filename' | 'shortCode' | 'urlFormat' | 
  */
 export class FileUrls {
   private readonly site: URL;
+  private readonly base: URL;
 
   constructor(
     siteUrl: string,
+    baseUrl: string,
     private readonly box: SecretBox,
     private readonly privateLinkTtlSeconds: number,
   ) {
     this.site = new URL(siteUrl);
+    this.base = new URL(baseUrl);
   }
 
   /** host[:port] of the site, which personal subdomains hang under */
@@ -91,12 +98,17 @@ export class FileUrls {
     return `${this.standardBase(username)}/${encodeURIComponent(filename)}`;
   }
 
-  /** The username when `host` is one of our personal subdomains, else undefined. */
-  usernameOfHost(host: string): string | undefined {
-    const suffix = `.${this.site.host}`.toLowerCase();
-    const lower = host.toLowerCase();
-    if (!lower.endsWith(suffix)) return undefined;
-    const label = lower.slice(0, -suffix.length);
-    return /^[a-z0-9-]+$/.test(label) ? label : undefined;
+  /**
+   * Classifies a request's host name (without port). The site's and the API's own names are the
+   * service, and so is a bare IP address (health checks and proxies that connect by address); one
+   * label under the site is a personal subdomain — unless it is the API's own name; anything else
+   * is not ours.
+   */
+  hostRole(hostname: string): HostRole {
+    const name = hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1');
+    if (name === '' || name === this.site.hostname || name === this.base.hostname || isIP(name)) return { kind: 'service' };
+    const suffix = `.${this.site.hostname}`;
+    const label = name.endsWith(suffix) ? name.slice(0, -suffix.length) : '';
+    return /^[a-z0-9-]+$/.test(label) ? { kind: 'subdomain', username: label } : { kind: 'unknown' };
   }
 }

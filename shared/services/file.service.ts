@@ -13,6 +13,7 @@ import type { FileRepository } from '../repositories/file.repository.js';
 import { isUniqueViolation } from '../repositories/pg-errors.js';
 import { validate } from '../validation.js';
 import type { CachePurgeService } from './cache-purge.service.js';
+import { cleanOriginalName } from './file-naming.js';
 import type { FileUrls } from './file-urls.js';
 import type { FolderService } from './folder.service.js';
 import type { ModerationService } from './moderation.service.js';
@@ -21,7 +22,7 @@ import type { ReceivedBody, UploadService } from './upload.service.js';
 const SWEEP_BATCH = 500;
 // In-flight reads of a replaced file's old object get this long to finish before it is deleted.
 const REPLACED_OBJECT_GRACE_MS = 60_000;
-export const NOT_OWNED = 'File not found or not owned by user';
+const NOT_OWNED = 'file not found or not owned by user';
 
 /** Spaces become hyphens; an extension is required; nothing that could act as a path. */
 export const newFilenameSchema = z
@@ -96,7 +97,7 @@ export class FileService {
       result = await this.deps.files.replace(
         account.id,
         filename,
-        { objectKey: received.objectKey, size: received.size, mimeType: received.sniffed.mime, originalName },
+        { objectKey: received.objectKey, size: received.size, mimeType: received.sniffed.mime, originalName: cleanOriginalName(originalName) },
         this.deps.plans.of(account.plan).monthlyStorageLimit,
       );
     } catch (err) {
@@ -168,8 +169,11 @@ export class FileService {
     }
   }
 
-  async assertOwned(account: AccountRow, filename: string): Promise<void> {
+  /** Before a replacement body is read: the file exists, and the account may still store content. */
+  async assertReplaceable(account: AccountRow, filename: string): Promise<void> {
     await this.owned(account, filename);
+    // New bytes are an upload in all but name: a banned account may read and tidy, never store.
+    if (account.status === 'banned') throw AppError.forbidden('This account is banned');
   }
 
   private async owned(account: AccountRow, filename: string): Promise<FileRow> {

@@ -4,7 +4,6 @@ import type { AccountRepository } from '../repositories/account.repository.js';
 import type { FileRepository } from '../repositories/file.repository.js';
 import type { ByteRange, ObjectBody, StorageDriver } from '../storage/index.js';
 import type { FileCache } from './file-cache.js';
-import type { FileUrls } from './file-urls.js';
 import type { ModerationService } from './moderation.service.js';
 
 /** Finds the file a public URL names and opens its bytes; every miss looks the same (404). */
@@ -16,7 +15,6 @@ export class HostedFileService {
     private readonly files: FileRepository,
     private readonly accounts: AccountRepository,
     private readonly storage: StorageDriver,
-    private readonly urls: FileUrls,
     private readonly cache: FileCache,
     private readonly moderation: ModerationService,
   ) {}
@@ -35,10 +33,6 @@ export class HostedFileService {
     return this.servable(await this.cache.through(`s:${code}`, () => this.files.findByShortCode(code)));
   }
 
-  /** `{username}.{site host}`, or undefined when the host is not a personal subdomain. */
-  usernameOfHost(host: string): string | undefined {
-    return this.urls.usernameOfHost(host);
-  }
 
   async open(file: FileRow, range?: ByteRange): Promise<ObjectBody> {
     const body = await this.storage.get(file.objectKey, range);

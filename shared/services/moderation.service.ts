@@ -10,8 +10,12 @@ import type { StorageDriver } from '../storage/index.js';
 import type { CachePurgeService } from './cache-purge.service.js';
 import type { NotificationService } from './notification.service.js';
 
-// What the moderation service accepts (architecture.md / /info): stills, GIFs and videos.
-const MODERATED_TYPES = /^(image\/(jpeg|png|webp|bmp|gif)|video\/(mp4|x-msvideo|vnd\.avi|quicktime|x-matroska|webm|x-flv|x-ms-asf|x-ms-wmv|x-m4v))$/;
+// What the moderation service accepts (architecture.md / /info): stills, GIFs and videos, under
+// every name the stored type may have (it comes from file-type: e.g. video/matroska, image/apng).
+const MODERATED_TYPES = /^(image\/(jpeg|png|apng|webp|bmp|gif)|video\/(mp4|x-msvideo|vnd\.avi|quicktime|x-matroska|matroska|webm|x-flv|x-ms-asf|x-ms-wmv|x-m4v))$/;
+// Answers that mean the service looked at the content and cannot judge it; any other refusal
+// (404 from a wrong VISION_URL, 429, …) is a problem of the moment, retried like an outage.
+const CANNOT_JUDGE = new Set([400, 413, 415, 422]);
 const VISION_TIMEOUT_MS = 10 * 60 * 1000;
 
 type Verdict = NonNullable<FileRow['moderationVerdict']>;
@@ -68,7 +72,7 @@ export class ModerationService {
       { field: 'file', filename: file.filename, contentType: file.mimeType, size: object.size, body: object.body },
       VISION_TIMEOUT_MS,
     );
-    if (status >= 400 && status < 500) {
+    if (CANNOT_JUDGE.has(status)) {
       // The service cannot judge this content (corrupt, unsupported, too large): record that and move on.
       this.deps.logger.warn({ fileId, status, body }, 'moderation service refused a file');
       const judged = await this.deps.files.recordModeration(fileId, objectKey, { verdict: null, score: null, quarantined: false });

@@ -3,13 +3,18 @@ import type { Logger } from '../logger.js';
 import type { NotificationEvent } from './notification.service.js';
 
 type Listener = (event: NotificationEvent) => void;
+interface Subscription {
+  listener: Listener;
+  /** called when the hub stops, so the stream ends instead of holding its connection open */
+  end: () => void;
+}
 
 /**
  * One Redis subscription per web process, fanned out to the open streams of each account, so a
  * thousand streams cost one connection. Streams unregister when they close.
  */
 export class NotificationHub {
-  private readonly listeners = new Map<string, Set<Listener>>();
+  private readonly listeners = new Map<string, Set<Subscription>>();
 
   constructor(
     private readonly subscriber: Redis,
@@ -27,18 +32,22 @@ export class NotificationHub {
         this.logger.warn({ err }, 'bad notification message');
         return;
       }
-      for (const listener of this.listeners.get(event.accountId) ?? []) listener(event);
+      for (const { listener } of this.listeners.get(event.accountId) ?? []) listener(event);
     });
     await this.subscriber.subscribe(this.channel);
   }
 
-  /** Calls `listener` with every event of the account until the returned function is called. */
-  listen(accountId: string, listener: Listener): () => void {
+  /**
+   * Calls `listener` with every event of the account until the returned function is called; `end`
+   * is called if the hub stops first (the process is shutting down).
+   */
+  listen(accountId: string, listener: Listener, end: () => void): () => void {
     let set = this.listeners.get(accountId);
     if (!set) this.listeners.set(accountId, (set = new Set()));
-    set.add(listener);
+    const subscription = { listener, end };
+    set.add(subscription);
     return () => {
-      set.delete(listener);
+      set.delete(subscription);
       if (set.size === 0) this.listeners.delete(accountId);
     };
   }
@@ -50,7 +59,9 @@ export class NotificationHub {
   }
 
   async stop(): Promise<void> {
+    const subscriptions = [...this.listeners.values()].flatMap((set) => [...set]);
     this.listeners.clear();
+    for (const { end } of subscriptions) end();
     this.subscriber.disconnect();
   }
 }

@@ -42,12 +42,15 @@ export class PollService {
   ) {}
 
   async list(account: AccountRow) {
+    // The minute job closes due polls; closing them here too means no one sees one open past its time.
+    await this.polls.closeDue();
     const polls = await this.polls.visibleTo(account.id);
     return Promise.all(polls.map((p) => this.withUsername(p)));
   }
 
   async vote(account: AccountRow, input: unknown) {
     const { pollId, optionId } = validate(voteSchema, input);
+    await this.polls.closeDue();
     const found = isUuid(pollId) ? await this.polls.findVisible(account.id, pollId) : undefined;
     if (!found) throw AppError.notFound('Poll not found');
     if (!found.options.some((o) => o.id === optionId)) throw AppError.notFound('Option not found in this poll');

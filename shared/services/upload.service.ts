@@ -6,7 +6,7 @@ import type { JobQueues } from '../jobs.js';
 import type { Logger } from '../logger.js';
 import type { Plans } from '../plans.js';
 import type { FileRepository } from '../repositories/file.repository.js';
-import { isUniqueViolation } from '../repositories/pg-errors.js';
+import { isForeignKeyViolation, isUniqueViolation } from '../repositories/pg-errors.js';
 import { newObjectKey, type StorageDriver } from '../storage/index.js';
 import { secondsUntilNextUtcDay } from '../time.js';
 import { todayCountOf } from './account.service.js';
@@ -93,7 +93,11 @@ export class UploadService {
     const objectKey = newObjectKey();
     const sniffer = new MediaSniffer(options);
     const source = body.pipe(sniffer);
-    body.once('error', (err) => sniffer.destroy(err));
+    let bodyError: unknown;
+    body.once('error', (err) => {
+      bodyError = err;
+      sniffer.destroy(err);
+    });
     // The sniffer may fail (blocked type) before the driver's pipeline listens to it; the pipeline
     // still sees the error, as it checks for streams that already failed.
     sniffer.on('error', () => undefined);
@@ -108,6 +112,8 @@ export class UploadService {
       body.unpipe(sniffer);
       body.resume();
       if (isAppError(err)) throw err;
+      // The body itself failed (a multipart part cut short): the sender's fault, not storage's.
+      if (bodyError !== undefined) throw AppError.badRequest('The upload was cut short or malformed; nothing was saved');
       this.deps.logger.warn({ err }, 'storing an upload failed');
       throw AppError.storageUnavailable();
     }
@@ -146,6 +152,7 @@ export class UploadService {
     } catch (err) {
       await this.discard(received.objectKey);
       if (isUniqueViolation(err)) throw AppError.conflict('The generated name was taken by a concurrent upload; retry');
+      if (isForeignKeyViolation(err)) throw AppError.conflict('The destination folder was deleted during the upload; retry');
       if (isAppError(err)) throw err;
       this.deps.logger.error({ err }, 'recording an upload failed');
       throw AppError.storageUnavailable('Saving the upload failed, nothing was saved; retry');

@@ -1,7 +1,6 @@
 import { expect } from 'chai';
 import { eq } from 'drizzle-orm';
 import { accounts, files } from '../../shared/db/schema.js';
-import { NOT_OWNED } from '../../shared/services/file.service.js';
 import { pngBytes } from '../helpers/media.js';
 import { createTestEnv, type TestEnv } from '../helpers/test-env.js';
 import { fileRowsOf, getWithHost, storageUsedBy, upload } from '../helpers/uploads.js';
@@ -168,6 +167,51 @@ describe('files of an account', () => {
       expect((await env.api.patch(`/api/user/images/${file.filename}/replace`, { key: alice.apiKey, body: empty })).status).to.equal(400);
     });
 
+    it('refuses a banned account (403) before reading the body, and changes nothing', async () => {
+      const alice = await env.createAccount();
+      const file = await uploadOne(alice, pngBytes(2000, 4));
+      await env.container.services.accounts.ban(alice.username, 'spam');
+      const form = new FormData();
+      form.append('file', new Blob([pngBytes(1000, 5)]), 'other.png');
+      const res = await env.api.patch(`/api/user/images/${file.filename}/replace`, { key: alice.apiKey, body: form });
+      expect(res.status).to.equal(403);
+      expect(res.body.success).to.equal(false);
+      expect((await rowOf(alice, file.filename))!.size).to.equal(2000);
+      expect((await getWithHost(file.url)).body.length).to.equal(2000);
+    });
+
+    it('keeps only the base name the client sent, in UTF-8', async () => {
+      const alice = await env.createAccount();
+      const file = await uploadOne(alice, pngBytes(2000, 6), 'été.png');
+      expect((await rowOf(alice, file.filename))!.originalName).to.equal('été.png');
+      const form = new FormData();
+      form.append('file', new Blob([pngBytes(1000, 7)]), '../../etc/überall.png');
+      const res = await env.api.patch(`/api/user/images/${file.filename}/replace`, { key: alice.apiKey, body: form });
+      expect(res.status).to.equal(200);
+      expect((await rowOf(alice, file.filename))!.originalName).to.equal('überall.png');
+    });
+
+    it('answers 400 to a malformed or truncated multipart body, and changes nothing', async () => {
+      const alice = await env.createAccount();
+      const file = await uploadOne(alice, pngBytes(2000, 8));
+      const truncated = '--b0undary\r\nContent-Disposition: form-data; name="file"; filename="x.png"\r\nContent-Type: image/png\r\n\r\nabc';
+      for (const [contentType, body] of [
+        ['multipart/form-data', 'no boundary at all'],
+        ['multipart/form-data; boundary=b0undary', truncated],
+        ['multipart/form-data; boundary=b0undary', 'garbage that is not multipart'],
+      ] as const) {
+        const res = await env.api.patch(`/api/user/images/${file.filename}/replace`, {
+          key: alice.apiKey,
+          body,
+          headers: { 'content-type': contentType },
+        });
+        expect(res.status, body).to.equal(400);
+        expect(res.body.success).to.equal(false);
+      }
+      expect((await rowOf(alice, file.filename))!.size).to.equal(2000);
+      expect(await storageUsedBy(env, alice.id)).to.equal(2000);
+    });
+
     it('never lets a reader see a partial file while it is replaced', async () => {
       const alice = await env.createAccount();
       const oldBytes = pngBytes(400_000, 1);
@@ -188,6 +232,25 @@ describe('files of an account', () => {
       expect(reads.length).to.be.greaterThan(5);
       for (const body of reads) expect(body.equals(oldBytes) || body.equals(newBytes), `a read of ${body.length} bytes`).to.equal(true);
       expect(reads.at(-1)!.equals(newBytes)).to.equal(true);
+    });
+  });
+
+  describe('a NUL byte in a filename', () => {
+    it('is a 400 on every route that names a file, never a 500', async () => {
+      const alice = await env.createAccount();
+      const name = 'a%00b.png';
+      const calls = [
+        env.api.delete(`/api/user/images/${name}`, { key: alice.apiKey }),
+        env.api.put(`/api/user/images/${name}/rename`, { key: alice.apiKey, json: { newFilename: 'c.png' } }),
+        env.api.patch(`/api/user/images/${name}/move`, { key: alice.apiKey, json: { folderId: null } }),
+        env.api.patch(`/api/user/images/${name}/privacy`, { key: alice.apiKey, json: { isPrivate: true } }),
+        env.api.patch('/api/user/images/move', { key: alice.apiKey, json: { filenames: ['a\u0000b.png'], folderId: null } }),
+        env.api.get(`/api/delete/${name}?apiKey=${alice.apiKey}`),
+      ];
+      for (const res of await Promise.all(calls)) {
+        expect(res.status).to.equal(400);
+        expect(res.body.success).to.equal(false);
+      }
     });
   });
 
@@ -235,11 +298,11 @@ describe('files of an account', () => {
       expect(res.body.success).to.equal(true);
       expect(res.body.moved).to.have.members([a.filename, b.filename]);
       expect(res.body.errors).to.have.deep.members([
-        { filename: 'missing.png', error: NOT_OWNED },
-        { filename: foreign.filename, error: NOT_OWNED },
+        // The spec's text, to the letter.
+        { filename: 'missing.png', error: 'file not found or not owned by user' },
+        { filename: foreign.filename, error: 'file not found or not owned by user' },
       ]);
       expect(res.body.message).to.be.a('string');
-      expect(NOT_OWNED).to.equal('File not found or not owned by user');
       expect((await rowOf(alice, a.filename))!.folderId).to.equal(folderId);
       const bobs = await fileRowsOf(env, bob.id);
       expect(bobs[0]!.folderId).to.equal(null);

@@ -317,11 +317,14 @@ describe('folders', () => {
       expect(await fileRowsOf(env, bob.id)).to.have.length(0);
     });
 
-    it('answers 404 for an unknown id and a non-UUID id, and changes nothing', async () => {
+    it('answers 404 for an unknown id and 400 for a malformed one, and changes nothing', async () => {
       const alice = await env.createAccount();
-      for (const folderId of [UNKNOWN_ID, 'not-a-uuid']) {
+      const unknown = await env.api.post('/api/user/default-folder', { key: alice.apiKey, json: { folderId: UNKNOWN_ID } });
+      expect(unknown.status).to.equal(404);
+      expect(unknown.body.success).to.equal(false);
+      for (const folderId of ['not-a-uuid', 42, '']) {
         const res = await env.api.post('/api/user/default-folder', { key: alice.apiKey, json: { folderId } });
-        expect(res.status, folderId).to.equal(404);
+        expect(res.status, String(folderId)).to.equal(400);
         expect(res.body.success).to.equal(false);
       }
       expect(await defaultFolderOf(alice)).to.equal(null);

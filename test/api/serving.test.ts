@@ -67,6 +67,10 @@ describe('serving hosted files', () => {
     const bad = await getWithHost(url, { range: 'bytes=20000-30000' });
     expect(bad.status).to.equal(416);
     expect(bad.headers['content-range']).to.equal('bytes */10000');
+    // last < first is an invalid range: ignored, the whole file (RFC 9110 §14.1.1).
+    const invalid = await getWithHost(url, { range: 'bytes=5-2' });
+    expect(invalid.status).to.equal(200);
+    expect(invalid.body.length).to.equal(10000);
   });
 
   it('answers 304 to a matching If-None-Match and HEAD without a body', async () => {
@@ -75,10 +79,48 @@ describe('serving hosted files', () => {
     const again = await getWithHost(url, { 'if-none-match': String(first.headers.etag) });
     expect(again.status).to.equal(304);
     expect(again.body.length).to.equal(0);
+    const etag = String(first.headers.etag);
+    for (const header of [{ 'if-none-match': '*' }, { 'if-none-match': `W/${etag}` }, { 'if-none-match': `"other", ${etag}` }]) {
+      expect((await getWithHost(url, header)).status, JSON.stringify(header)).to.equal(304);
+    }
+    expect((await getWithHost(url, { 'if-none-match': '"other"' })).status).to.equal(200);
+    const since = String(first.headers['last-modified']);
+    expect((await getWithHost(url, { 'if-modified-since': since })).status).to.equal(304);
+    expect((await getWithHost(url, { 'if-modified-since': new Date(0).toUTCString() })).status).to.equal(200);
     const head = await getWithHost(url, {}, 'HEAD');
     expect(head.status).to.equal(200);
     expect(head.headers['content-length']).to.equal('10000');
     expect(head.body.length).to.equal(0);
+  });
+
+  it('answers 404 on a host that is not the service\'s, and serves by IP address', async () => {
+    const siteHost = new URL(site).host;
+    const port = new URL(site).port;
+    for (const host of [`evil.example:${port}`, `x.${alice.username}.${siteHost}`, `${new URL(site).hostname}.evil.example:${port}`]) {
+      const res = await getWithHost(`http://${host}/u/${alice.username}/${filename}`);
+      expect(res.status, host).to.equal(404);
+      expect((await getWithHost(`http://${host}/api/ping`)).status, host).to.equal(404);
+    }
+    expect((await getWithHost(`http://127.0.0.1:${port}/u/${alice.username}/${filename}`)).status).to.equal(200);
+  });
+
+  it('answers 400, not 500, to a NUL byte in a path segment', async () => {
+    for (const path of [`/u/${alice.username}/a%00.png`, '/f/a%00.png', '/s/%00', '/u/%00/x.png']) {
+      expect((await getWithHost(`${site}${path}`)).status, path).to.equal(400);
+    }
+  });
+
+  it('sends XML documents of any kind as downloads', async () => {
+    const res = await upload(env, { key: alice.apiKey, bytes: pngBytes(300, 2), json: true });
+    const renamed = await env.api.put(`/api/user/images/${res.body.data.filename}/rename`, {
+      key: alice.apiKey,
+      json: { newFilename: 'feed.rdf' },
+    });
+    expect(renamed.status).to.equal(200);
+    const served = await getWithHost(`${site}/u/${alice.username}/feed.rdf`);
+    expect(served.status).to.equal(200);
+    expect(served.headers['content-type']).to.equal('application/rdf+xml');
+    expect(served.headers['content-disposition']).to.match(/^attachment/);
   });
 
   it('answers 404 for an unknown user, file, or another account\'s name', async () => {

@@ -98,6 +98,23 @@ describe('POST /api/upload', () => {
       await expectNothingStored(alice);
     });
 
+    it('refuses a malformed or truncated multipart body and keeps nothing of it', async () => {
+      const alice = await env.createAccount();
+      const head = '--b0undary\r\nContent-Disposition: form-data; name="file"; filename="x.png"\r\nContent-Type: image/png\r\n\r\n';
+      // A file part well past the sniffer's head, so bytes are already flowing to storage when it ends.
+      const truncated = Buffer.concat([Buffer.from(head), pngBytes(20_000, 9)]);
+      for (const [contentType, body] of [
+        ['multipart/form-data', Buffer.from('no boundary at all')],
+        ['multipart/form-data; boundary=b0undary', truncated],
+        ['multipart/form-data; boundary=b0undary', Buffer.from('--b0undary\r\nnot a header\r\n\r\n')],
+      ] as const) {
+        const res = await env.api.post('/api/upload', { key: alice.apiKey, body, headers: { 'content-type': contentType } });
+        expect(res.status, contentType).to.equal(400);
+        expect(res.body.success).to.equal(false);
+      }
+      await expectNothingStored(alice);
+    });
+
     it('refuses a multipart body without a file', async () => {
       const res = await upload(env, { key: alice.apiKey, fields: { expiry: '1h' } });
       expect(res.status).to.equal(400);
