@@ -93,7 +93,7 @@ export async function imageFrames(file: string): Promise<Frame[]> {
     if (!/unsupported image format/i.test((err as Error).message)) throw corrupt(err);
   }
   const still = await run('ffmpeg', ['-v', 'error', '-i', file, '-frames:v', '1', '-vf', `scale=${INPUT_SIZE}:${INPUT_SIZE}`, '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'], 'buffer');
-  if (still.code !== 0 || still.stdout.length !== FRAME_BYTES) throw corrupt(new Error(still.stderr.toString() || 'no frame decoded'));
+  if (still.code !== 0 || still.stdout.length !== FRAME_BYTES) throw corrupt(new Error(ffmpegError(still.stderr, file) || 'no frame decoded'));
   return [{ index: 0, rgb: new Uint8Array(still.stdout) }];
 }
 
@@ -140,10 +140,46 @@ async function durationOf(file: string): Promise<number | undefined> {
   return probe.code === 0 && Number.isFinite(seconds) && seconds > 0 ? seconds : undefined;
 }
 
+async function frameCountOf(file: string): Promise<number | undefined> {
+  const probe = await run('ffprobe', ['-v', 'error', '-select_streams', 'v:0', '-count_packets', '-show_entries', 'stream=nb_read_packets', '-of', 'csv=p=0', file]);
+  const frames = Number.parseInt(probe.stdout, 10);
+  return probe.code === 0 && frames > 0 ? frames : undefined;
+}
+
+interface Sampling {
+  /** ffmpeg video filter that keeps the sampled frames */
+  filter: string;
+  count: number;
+  /** the position of the i-th sampled frame: seconds into a video, or the frame number of an animation */
+  positionOf(i: number): Pick<Frame, 'index' | 'timestamp'>;
+}
+
+/**
+ * A video gives at most one frame a second, spread by time; an animation (APNG: no duration is
+ * known) gives `max` frames spread by frame number, since its frames change faster.
+ */
+async function samplingOf(file: string, kind: MediaKind, max: number): Promise<Sampling | undefined> {
+  if (kind === 'video') {
+    const duration = await durationOf(file);
+    if (duration === undefined) return undefined;
+    const count = Math.max(1, Math.min(max, Math.ceil(duration)));
+    const fps = count / duration;
+    return { filter: `fps=${fps}`, count, positionOf: (i) => ({ index: i, timestamp: Math.round((i / fps) * 100) / 100 }) };
+  }
+  const frames = await frameCountOf(file);
+  if (frames === undefined) return undefined;
+  const step = Math.ceil(frames / max);
+  return { filter: `select=not(mod(n\\,${step}))`, count: Math.ceil(frames / step), positionOf: (i) => ({ index: i * step }) };
+}
+
+/** ffmpeg's first error line, without the decoder's memory addresses or our temp file's path. */
+function ffmpegError(stderr: string, file: string): string {
+  return (stderr.split('\n')[0] ?? '').replaceAll(file, 'input').replace(/\s*@ 0x[0-9a-f]+/g, '');
+}
+
 /**
  * Up to `max` frames evenly spread over a video or an animation, decoded by ffmpeg and piped out as
- * raw RGB (never written to disk); each frame is handed to `onFrame` as it arrives. A video gives
- * at most one frame a second; an animation, whose frames change faster, always `max`.
+ * raw RGB (never written to disk); each frame is handed to `onFrame` as it arrives.
  */
 export async function ffmpegFrames(
   file: string,
@@ -152,13 +188,16 @@ export async function ffmpegFrames(
   onFrame: (frame: Frame) => Promise<void>,
   signal?: AbortSignal,
 ): Promise<number> {
-  const duration = await durationOf(file);
-  if (duration === undefined) throw AppError.badRequest(`The ${kind === 'video' ? 'video' : 'animation'} could not be decoded (corrupt or truncated)`);
-  const count = kind === 'video' ? Math.max(1, Math.min(max, Math.ceil(duration))) : max;
-  const fps = count / duration;
+  const what = kind === 'video' ? 'video' : 'animation';
+  const sampling = await samplingOf(file, kind, max);
+  if (!sampling) throw AppError.badRequest(`The ${what} could not be decoded (corrupt, truncated or not a ${what})`);
   const ffmpeg = spawn(
     'ffmpeg',
-    ['-v', 'error', '-i', file, '-vf', `fps=${fps},scale=${INPUT_SIZE}:${INPUT_SIZE}`, '-frames:v', String(count), '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'],
+    [
+      '-v', 'error', '-i', file,
+      '-vf', `${sampling.filter},scale=${INPUT_SIZE}:${INPUT_SIZE}`, '-fps_mode', 'vfr', '-frames:v', String(sampling.count),
+      '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1',
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'], ...(signal ? { signal } : {}) },
   );
   let stderr = '';
@@ -172,11 +211,11 @@ export async function ffmpegFrames(
     while (pending.length >= FRAME_BYTES) {
       const rgb = new Uint8Array(pending.subarray(0, FRAME_BYTES));
       pending = pending.subarray(FRAME_BYTES);
-      await onFrame({ index, timestamp: Math.round((index / fps) * 100) / 100, rgb });
+      await onFrame({ ...sampling.positionOf(index), rgb });
       index += 1;
     }
   }
   const code = await exited;
-  if (index === 0) throw AppError.badRequest(`The video could not be decoded: ${stderr.split('\n')[0] || `ffmpeg exited with ${code}`}`);
+  if (index === 0) throw AppError.badRequest(`The ${what} could not be decoded: ${ffmpegError(stderr, file) || `ffmpeg exited with ${code}`}`);
   return index;
 }

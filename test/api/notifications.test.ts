@@ -113,6 +113,28 @@ describe('notifications', () => {
       again.close();
     });
 
+    it('treats a Last-Event-ID from the future as the present, so live events still arrive', async () => {
+      const alice = await env.createAccount();
+      const sse = await stream(alice.apiKey, { 'last-event-id': '999999999999' });
+      await sse.next((e) => e.event === 'unread');
+      await env.container.services.notifications.notify(alice.id, note('after a reset'));
+      expect(JSON.parse((await sse.next((e) => e.event === 'notification')).data!).title).to.equal('after a reset');
+      sse.close();
+    });
+
+    it('ends open streams when the web process shuts down, so it can stop', async () => {
+      const third = await startSecondWebProcess(env);
+      const alice = await env.createAccount();
+      const sse = await openSse(`${third.web.url}/api/user/notifications/stream`, { 'x-api-key': alice.apiKey });
+      await sse.next((e) => e.event === 'unread');
+      const closed = await Promise.race([
+        third.close().then(() => 'closed'),
+        new Promise((resolve) => setTimeout(() => resolve('still open'), 5000)),
+      ]);
+      expect(closed).to.equal('closed');
+      sse.close();
+    });
+
     it('sends heartbeat comments and frees its listener when the client goes', async () => {
       const alice = await env.createAccount();
       const before = env.web.hub.openStreams;

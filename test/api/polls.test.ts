@@ -83,11 +83,25 @@ describe('feedback polls', () => {
     expect(closed.body.error).to.match(/closed/);
   });
 
+  it('refuses votes past closesAt at once, before the scheduled job has run', async () => {
+    const alice = await env.createAccount();
+    const closesAt = new Date(Date.now() - 5000);
+    const { poll, options } = await createPoll({ closesAt });
+    const vote = await env.api.post('/api/user/polls/vote', { key: alice.apiKey, json: { pollId: poll.id, optionId: options[0]!.id } });
+    expect(vote.status).to.equal(400);
+    expect(vote.body.error).to.match(/closed/);
+    const listed = (await env.api.get('/api/user/polls', { key: alice.apiKey })).body.data.polls as { id: string; status: string; closedAt: string }[];
+    const shown = listed.find((p) => p.id === poll.id)!;
+    expect(shown.status).to.equal('closed');
+    expect(new Date(shown.closedAt).getTime()).to.be.closeTo(closesAt.getTime(), 1000);
+  });
+
   it('closes polls whose closesAt has passed (the scheduled job)', async () => {
     const alice = await env.createAccount();
     const due = await createPoll({ closesAt: new Date(Date.now() - 1000) });
     const later = await createPoll({ closesAt: new Date(Date.now() + 3600_000) });
     expect(await env.container.services.polls.closeDue()).to.be.at.least(1);
+    expect((await env.container.db.select().from(polls).where(eq(polls.id, due.poll.id)))[0]!.status).to.equal('closed');
     const listed = (await env.api.get('/api/user/polls', { key: alice.apiKey })).body.data.polls as { id: string; status: string; closedAt: string | null }[];
     expect(listed.find((p) => p.id === due.poll.id)).to.include({ status: 'closed' });
     expect(listed.find((p) => p.id === due.poll.id)!.closedAt).to.be.a('string');

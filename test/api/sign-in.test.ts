@@ -47,6 +47,12 @@ describe('sign-in and sessions', () => {
       expect(dup.status).to.equal(409);
       expect((await env.api.post('/api/auth/register', { json: { ...base, email: 'nope', captchaToken: await solveCaptcha(env.api) } })).status).to.equal(400);
       expect((await env.api.post('/api/auth/register', { json: { ...base, password: 'short', captchaToken: await solveCaptcha(env.api) } })).status).to.equal(400);
+      // Names that would shadow hosts of the service's own as subdomains (api.example.com, www…).
+      for (const username of ['api', 'www', 'WWW']) {
+        const reserved = await env.api.post('/api/auth/register', { json: { ...base, username, captchaToken: await solveCaptcha(env.api) } });
+        expect(reserved.status, username).to.equal(400);
+        expect(reserved.body.error).to.match(/reserved/);
+      }
       const noCaptcha = await env.api.post('/api/auth/register', { json: base });
       expect(noCaptcha.status).to.equal(400);
       expect(noCaptcha.body.error).to.match(/captcha/i);

@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { expect } from 'chai';
 import { createServer, type Server } from 'node:http';
 import { eq } from 'drizzle-orm';
@@ -6,9 +7,10 @@ import { eventually } from '../helpers/eventually.js';
 import { pngBytes } from '../helpers/media.js';
 import { freePort } from '../helpers/ports.js';
 import { createTestEnv, type TestEnv } from '../helpers/test-env.js';
+import { makeTestMedia } from '../helpers/test-media.js';
 import { getWithHost, upload } from '../helpers/uploads.js';
 
-type Answer = 'allow' | 'soft_flag' | 'hard_block' | 'down' | 'refuse';
+type Answer = 'allow' | 'soft_flag' | 'hard_block' | 'down' | 'refuse' | 'missing';
 
 /**
  * A stand-in for the moderation service's HTTP answer only (we ship no explicit images to make
@@ -22,6 +24,7 @@ async function startFakeVision(port: number) {
     req.on('end', () => {
       state.received.push(Buffer.concat(chunks));
       if (state.answer === 'down') return res.writeHead(503).end('unavailable');
+      if (state.answer === 'missing') return res.writeHead(404).end('no such route');
       if (state.answer === 'refuse') return res.writeHead(400, { 'content-type': 'application/json' }).end('{"success":false,"error":"Unsupported media"}');
       const score = { allow: 5, soft_flag: 55, hard_block: 95 }[state.answer];
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -98,6 +101,34 @@ describe('moderation in the upload pipeline', function () {
     expect(row.quarantined).to.equal(false);
   });
 
+  it('sends MKV videos and APNG animations too, whatever their stored type is called', async () => {
+    const media = makeTestMedia();
+    try {
+      for (const name of ['clip.mkv', 'anim.apng']) {
+        vision.state.answer = 'hard_block';
+        const alice = await env.createAccount();
+        const res = await upload(env, { key: alice.apiKey, bytes: media.read(name), name, json: true });
+        expect(res.status, name).to.equal(200);
+        await eventually(async () => (await env.container.db.select().from(files).where(eq(files.accountId, alice.id)))[0]!.quarantined);
+        expect((await getWithHost(res.body.data.url)).status, name).to.equal(451);
+      }
+    } finally {
+      rmSync(media.dir, { recursive: true, force: true });
+    }
+  });
+
+  it('retries an answer that says nothing about the content (404: a wrong VISION_URL)', async () => {
+    vision.state.answer = 'missing';
+    const alice = await env.createAccount();
+    await upload(env, { key: alice.apiKey, bytes: pngBytes(1000, 78), json: true });
+    const [row] = await env.container.db.select().from(files).where(eq(files.accountId, alice.id));
+    const jobId = `moderate-${row!.id}-${row!.objectKey.slice(row!.objectKey.lastIndexOf('/') + 1)}`;
+    const queue = env.container.jobs.queue('moderation');
+    await eventually(async () => ((await queue.getJob(jobId))?.attemptsMade ?? 0) >= 1);
+    expect(await (await queue.getJob(jobId))!.getState()).to.equal('delayed');
+    expect((await env.container.db.select().from(files).where(eq(files.id, row!.id)))[0]!.moderatedAt).to.equal(null);
+  });
+
   it('retries with backoff while the service is down, serving the file meanwhile', async () => {
     vision.state.answer = 'down';
     const alice = await env.createAccount();
@@ -147,6 +178,14 @@ describe('moderation: holding files until their verdict', function () {
       const job = (await queue.getJobs(['delayed', 'waiting', 'active'])).find((j) => j.data.fileId === row!.id);
       if (job && (await job.getState()) === 'delayed') await job.promote();
       await eventually(async () => (await getWithHost(res.body.data.url)).status === 200);
+
+      // New content is unjudged again: held until its own verdict.
+      vision.state.answer = 'down';
+      const form = new FormData();
+      form.append('file', new Blob([pngBytes(1200, 5)]), 'v2.png');
+      const replaced = await env.api.patch(`/api/user/images/${row!.filename}/replace`, { key: alice.apiKey, body: form });
+      expect(replaced.status).to.equal(200);
+      expect((await getWithHost(res.body.data.url)).status).to.equal(451);
     } finally {
       await env.close();
       await vision.close();

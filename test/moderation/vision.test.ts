@@ -115,7 +115,21 @@ describe('moderation service', function () {
       expect(res.body.frames.some((f: any) => f.index === res.body.worstFrame)).to.equal(true);
     });
 
+    it('moderates every frame of an APNG and an animated WebP, not just the first', async () => {
+      for (const name of ['anim.apng', 'anim.webp']) {
+        const res = await post('/moderate-gif', media.read(name));
+        expect(res.status, name).to.equal(200);
+        expect(res.body.mediaType, name).to.equal('gif');
+        expect(res.body.frames.length, name).to.equal(8);
+        // Frames spread over all 15 of the animation, not the first 8.
+        expect(res.body.frames.at(-1).index, name).to.be.at.least(12);
+      }
+      const still = await post('/moderate-image', media.read('still.webp'));
+      expect(still.body.mediaType).to.equal('image');
+    });
+
     it('picks by content on /moderate-media', async () => {
+      expect((await post('/moderate-media', media.read('clip.mkv'))).body.mediaType).to.equal('video');
       expect((await post('/moderate-media', media.read('clip.webm'))).body.mediaType).to.equal('video');
       expect((await post('/moderate-media', media.read('anim.gif'))).body.mediaType).to.equal('gif');
       expect((await post('/moderate-media', media.read('still.jpg'))).body.mediaType).to.equal('image');
@@ -140,6 +154,18 @@ describe('moderation service', function () {
       const video = await post('/moderate-video', media.read('truncated.mp4'));
       expect(video.status).to.equal(400);
       expect(video.body.error).to.match(/decoded/);
+    });
+
+    it('answers 400 to a multipart body without a boundary, or cut short', async () => {
+      const head = '--b0undary\r\nContent-Disposition: form-data; name="file"; filename="x.png"\r\n\r\n';
+      for (const [contentType, body] of [
+        ['multipart/form-data', Buffer.from('no boundary')],
+        ['multipart/form-data; boundary=b0undary', Buffer.concat([Buffer.from(head), media.read('still.png')])],
+      ] as const) {
+        const res = await fetch(`${vision.url}/moderate-media`, { method: 'POST', headers: { 'content-type': contentType }, body });
+        expect(res.status, contentType).to.equal(400);
+        expect(((await res.json()) as { success: boolean }).success).to.equal(false);
+      }
     });
 
     it('answers 400 without a file, and for a private URL', async () => {
