@@ -30,6 +30,8 @@ export interface JobPayloads {
     imageUrl: string;
     expiry: '1h' | '6h' | '1d' | '7d' | '30d' | null;
     source: string;
+    /** epoch ms after which nobody waits for the answer: the job must not store anything then */
+    answerBy: number;
   };
 }
 export type JobName = keyof JobPayloads;

@@ -16,7 +16,8 @@ const urlUploadSchema = z.object({
 
 /** Plain-text URL by default; the spec's JSON with ?format=json or x-response-format: json. */
 function respond(ctx: AppContext, result: UploadResult) {
-  const wantsJson = ctx.query.format === 'json' || ctx.get('x-response-format').toLowerCase() === 'json';
+  const isJson = (value: unknown) => typeof value === 'string' && value.toLowerCase() === 'json';
+  const wantsJson = isJson(ctx.query.format) || isJson(ctx.get('x-response-format'));
   if (wantsJson) {
     ctx.body = { success: true, data: result };
   } else {

@@ -12,8 +12,11 @@ import type { UploadResult, UploadService } from './upload.service.js';
 
 type UrlFetch = JobPayloads['url.fetch'];
 
-// The worker's own download limit plus time for queueing and storing.
-const WAIT_MARGIN_MS = 60_000;
+// Time for queueing and storing on top of the worker's own download limit.
+const QUEUE_MARGIN_MS = 60_000;
+// The API waits this much past the job's answerBy, by which the worker has committed or given up.
+const ANSWER_GRACE_MS = 30_000;
+const TOO_LATE = 'The URL upload could not finish in time, nothing was saved; retry';
 
 /**
  * Remote-URL uploads: the API puts a job on the url-fetch queue and waits for its result, so the
@@ -32,26 +35,39 @@ export class UrlUploadService {
     },
   ) {}
 
-  /** API side: enqueue and wait for the worker's answer. */
-  async request(payload: UrlFetch): Promise<UploadResult> {
+  /**
+   * API side: enqueue and wait for the worker's answer. The job carries the time by which it must
+   * be answered; past it the worker stores nothing, so a 502 here always means nothing was saved.
+   */
+  async request(input: Omit<UrlFetch, 'answerBy'>): Promise<UploadResult> {
     const events = await this.queueEvents();
-    const job = await this.deps.jobs.add('url.fetch', payload);
+    const answerBy = Date.now() + this.deps.config.urlFetch.timeoutMs + QUEUE_MARGIN_MS;
+    const job = await this.deps.jobs.add('url.fetch', { ...input, answerBy });
     try {
-      return (await job.waitUntilFinished(events, this.deps.config.urlFetch.timeoutMs + WAIT_MARGIN_MS)) as UploadResult;
+      return (await job.waitUntilFinished(events, answerBy - Date.now() + ANSWER_GRACE_MS)) as UploadResult;
     } catch (err) {
-      throw decodeJobError((err as Error).message) ?? AppError.storageUnavailable('The URL upload failed, nothing was saved; retry');
+      const known = decodeJobError((err as Error).message);
+      if (known) throw known;
+      // Still queued (no worker came): it must never run. A running one stops itself at answerBy.
+      await job.remove().catch(() => undefined);
+      throw AppError.storageUnavailable(TOO_LATE);
     }
   }
 
-  /** Worker side: fetch with the SSRF-safe client and store the body as the uploader's file. */
+  /**
+   * Worker side: fetch with the SSRF-safe client and store the body as the uploader's file — unless
+   * the API has stopped waiting (answerBy), in which case nothing is kept.
+   */
   async fetchAndStore(payload: UrlFetch, signal?: AbortSignal): Promise<UploadResult> {
+    const timeLeft = () => payload.answerBy - Date.now();
+    if (timeLeft() <= 0) throw AppError.storageUnavailable(TOO_LATE);
     const account = payload.accountId ? ((await this.deps.accounts.findById(payload.accountId)) ?? null) : null;
     if (payload.accountId && !account) throw AppError.forbidden('Invalid API key');
     const uploader = account ? this.deps.uploadAuth.uploaderFor(account, payload.folderId) : { account: null, folderId: null };
     const maxBytes = this.deps.uploads.maxBytesFor(account);
 
     const response = await safeFetch(payload.imageUrl, {
-      timeoutMs: this.deps.config.urlFetch.timeoutMs,
+      timeoutMs: Math.min(this.deps.config.urlFetch.timeoutMs, timeLeft()),
       allowedOrigins: this.deps.config.urlFetch.allowedOrigins,
       ...(signal ? { signal } : {}),
     });
@@ -64,13 +80,12 @@ export class UrlUploadService {
       response.body.destroy();
       throw AppError.tooLarge(`The image is larger than the limit of ${maxBytes} bytes`);
     }
-    return this.deps.uploads.upload(uploader, response.body, {
-      originalName: nameFromUrl(response.url),
-      expiry: payload.expiry,
-      source: payload.source,
-      requireImage: true,
-      ...(signal ? { signal } : {}),
-    });
+    const received = await this.deps.uploads.receive(response.body, { maxBytes, requireImage: true, ...(signal ? { signal } : {}) });
+    if (timeLeft() <= 0) {
+      await this.deps.uploads.discard(received.objectKey);
+      throw AppError.storageUnavailable(TOO_LATE);
+    }
+    return this.deps.uploads.commit(uploader, received, { originalName: nameFromUrl(response.url), expiry: payload.expiry, source: payload.source });
   }
 
   async close(): Promise<void> {

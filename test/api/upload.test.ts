@@ -198,8 +198,11 @@ describe('POST /api/upload', () => {
     });
 
     it('holds anonymous uploads to the anonymous size limit', async () => {
+      const anonymousBefore = (await fileRowsOf(env, null)).length;
       const res = await upload(env, { bytes: pngBytes(30_000), headers: { origin: site(), cookie: cookie() } });
       expect(res.status).to.equal(413);
+      expect(await fileRowsOf(env, null)).to.have.length(anonymousBefore);
+      expect(await storedObjects(env)).to.deep.equal(objectsBefore);
     });
   });
 
@@ -306,6 +309,24 @@ describe('POST /api/upload: quotas, concurrency and storage failures', () => {
       expect(res.headers.get('retry-after')).to.equal(String(res.body.retryAfter));
       const bob = await env.createAccount();
       expect((await upload(env, { key: bob.apiKey, bytes: pngBytes() })).status).to.equal(200);
+    } finally {
+      await env.close();
+    }
+  });
+
+  it('answers 429 past the per-IP rate limit of anonymous website uploads', async () => {
+    const env = await createTestEnv({ env: { RATE_LIMIT_ANONYMOUS_UPLOADS_PER_MINUTE: '2' } });
+    try {
+      const site = env.container.config.siteUrl;
+      const headers = () => ({ origin: site, cookie: `${SITE_SESSION_COOKIE}=${env.container.services.siteSessions.issue()}` });
+      for (let i = 0; i < 2; i++) expect((await upload(env, { bytes: pngBytes(100, i), headers: headers() })).status).to.equal(200);
+      // A new visitor cookie does not reset it: the limit is on the address.
+      const res = await upload(env, { bytes: pngBytes(), headers: headers() });
+      expect(res.status).to.equal(429);
+      expect(res.body.retryAfter).to.be.within(1, 60);
+      expect(await fileRowsOf(env, null)).to.have.length(2);
+      const alice = await env.createAccount();
+      expect((await upload(env, { key: alice.apiKey, bytes: pngBytes() })).status).to.equal(200);
     } finally {
       await env.close();
     }

@@ -3,7 +3,10 @@ import { createServer, type Server } from 'node:http';
 import { pngBytes } from '../helpers/media.js';
 import { freePort } from '../helpers/ports.js';
 import { createTestEnv, type TestEnv } from '../helpers/test-env.js';
-import { fileRowsOf, getWithHost, storageUsedBy } from '../helpers/uploads.js';
+import { eq } from 'drizzle-orm';
+import { accounts } from '../../shared/db/schema.js';
+import { createFolder } from '../helpers/folders.js';
+import { fileRowsOf, getWithHost, storageUsedBy, storedObjects } from '../helpers/uploads.js';
 
 /** A remote web server of our own on loopback, answering each path the way a test needs. */
 async function startRemote(port: number): Promise<Server> {
@@ -37,6 +40,12 @@ async function startRemote(port: number): Promise<Server> {
         res.on('close', () => clearInterval(timer));
         return;
       }
+      case '/cut-short.png':
+        // Announces more than it sends, then hangs up.
+        res.writeHead(200, { 'content-type': 'image/png', 'content-length': 20_000 });
+        res.write(pngBytes(5000, 4));
+        setTimeout(() => res.socket?.destroy(), 50);
+        return;
       case '/missing.png':
         res.writeHead(404);
         return res.end();
@@ -174,6 +183,80 @@ describe('POST /api/upload/url', function () {
 
     it('refuses an image over the plan limit while downloading when no length is announced', async () => {
       await expectRefused(await fetchUrl(`${origin}/chunked-big.png`), 413);
+    });
+  });
+
+  describe('a body shorter than its Content-Length', () => {
+    it('is a remote error (400), and nothing of it is kept', async () => {
+      const objects = await storedObjects(env);
+      await expectRefused(await fetchUrl(`${origin}/cut-short.png`), 400);
+      expect(await storedObjects(env)).to.deep.equal(objects);
+    });
+  });
+
+  describe('a job whose answer nobody waits for any more', () => {
+    it('stores nothing (502), so a timed-out request never leaves a file behind', async () => {
+      const objects = await storedObjects(env);
+      const late = env.container.services.urlUploads.fetchAndStore({
+        accountId: alice.id,
+        folderId: null,
+        imageUrl: `${origin}/photos/cat.png`,
+        expiry: null,
+        source: 'url',
+        answerBy: Date.now() - 1,
+      });
+      let error: unknown;
+      await late.catch((err: unknown) => (error = err));
+      expect(error).to.include({ status: 502 });
+      expect(await fileRowsOf(env, alice.id)).to.have.length(0);
+      expect(await storedObjects(env)).to.deep.equal(objects);
+    });
+  });
+
+  describe('403 and 429 for the account', () => {
+    /** Nothing of a refused URL upload may stay with this account. */
+    async function expectNothingFor(account: { id: string }) {
+      expect(await fileRowsOf(env, account.id)).to.have.length(0);
+    }
+
+    it('refuses a banned account', async () => {
+      const bob = await env.createAccount();
+      await env.container.services.accounts.ban(bob.username, 'abuse');
+      const res = await fetchUrl(`${origin}/photos/cat.png`, {}, bob.apiKey);
+      expect(res.status).to.equal(403);
+      expect(res.body.success).to.equal(false);
+      await expectNothingFor(bob);
+    });
+
+    it('refuses a folder key once the account is no longer Pro', async () => {
+      const carol = await env.createAccount({ plan: 'pro' });
+      const folderId = await createFolder(env, carol, 'from-urls');
+      const key = (await env.api.post(`/api/user/folders/${folderId}/key`, { key: carol.apiKey })).body.data.apiKey as string;
+      const accepted = await fetchUrl(`${origin}/photos/cat.png`, {}, key);
+      expect(accepted.status).to.equal(200);
+      expect((await fileRowsOf(env, carol.id))[0]!.folderId).to.equal(folderId);
+      await env.container.services.accounts.setPlan(carol.username, 'free');
+      const refused = await fetchUrl(`${origin}/photos/cat.png`, {}, key);
+      expect(refused.status).to.equal(403);
+      expect(await fileRowsOf(env, carol.id)).to.have.length(1);
+    });
+
+    it('refuses a full Free storage (403) and a spent daily limit (429 with retryAfter), charging nothing', async () => {
+      const dave = await env.createAccount();
+      await env.container.db.update(accounts).set({ storageUsed: 5 * 1024 ** 3 }).where(eq(accounts.id, dave.id));
+      const full = await fetchUrl(`${origin}/photos/cat.png`, {}, dave.apiKey);
+      expect(full.status).to.equal(403);
+      await expectNothingFor(dave);
+      const today = new Date().toISOString().slice(0, 10);
+      await env.container.db
+        .update(accounts)
+        .set({ storageUsed: 0, usageDay: today, usageDayCount: 100 })
+        .where(eq(accounts.id, dave.id));
+      const spent = await fetchUrl(`${origin}/photos/cat.png`, {}, dave.apiKey);
+      expect(spent.status).to.equal(429);
+      expect(spent.body.retryAfter).to.be.a('number').greaterThan(0);
+      await expectNothingFor(dave);
+      expect(await storageUsedBy(env, dave.id)).to.equal(0);
     });
   });
 
