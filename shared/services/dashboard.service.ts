@@ -7,9 +7,12 @@ import type { FileUrls } from './file-urls.js';
 import type { FolderKeyService } from './folder-key.service.js';
 import type { FolderService } from './folder.service.js';
 
+// Plain decimal digits only: "1e1", "0x10" or " 5" are not page numbers, whatever Number() makes of them.
+const wholeNumber = (name: string) => z.string().regex(/^\d{1,9}$/, `${name} must be a whole number`).transform(Number);
+
 export const dashboardQuerySchema = z.object({
-  page: z.coerce.number().int().min(1).default(1),
-  limit: z.coerce.number().int().min(1).max(100, 'limit must be at most 100').default(10),
+  page: wholeNumber('page').pipe(z.number().min(1, 'page must be at least 1')).default(1),
+  limit: wholeNumber('limit').pipe(z.number().min(1, 'limit must be at least 1').max(100, 'limit must be at most 100')).default(10),
   search: z
     .string()
     .max(200)

@@ -31,6 +31,8 @@ export const newFilenameSchema = z
   .max(255, 'newFilename must be at most 255 characters')
   .transform((name) => name.replace(/\s+/g, '-'))
   .refine((name) => !/[/\\\u0000-\u001f\u007f]/.test(name), 'newFilename must not contain slashes or control characters')
+  // Bidi overrides and invisible characters make a name read otherwise than it is ("x\u202Egnp.exe").
+  .refine((name) => !/[\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/.test(name), 'newFilename must not contain invisible or direction-changing characters')
   .refine((name) => {
     const ext = path.extname(name);
     const base = name.slice(0, name.length - ext.length);

@@ -211,7 +211,7 @@ describe('GET /api/user/dashboard', () => {
       const one = await dashboard('?limit=1&page=25');
       expect(filenamesOf(one)).to.deep.equal([files[0]!.filename]);
       expect(one.body.data.pagination).to.include({ totalPages: 25, hasNextPage: false, hasPrevPage: true });
-      for (const limit of ['101', '0', '-1', '2.5', 'abc']) {
+      for (const limit of ['101', '0', '-1', '2.5', 'abc', '1e1', '0x10', ' 5', '']) {
         const res = await dashboard(`?limit=${limit}`);
         expect(res.status, limit).to.equal(400);
         expect(res.body.success).to.equal(false);
@@ -220,7 +220,7 @@ describe('GET /api/user/dashboard', () => {
     });
 
     it('refuses page 0, negative, non-integer and non-numeric pages (400)', async () => {
-      for (const page of ['0', '-1', '1.5', 'abc']) {
+      for (const page of ['0', '-1', '1.5', 'abc', '1e1', '']) {
         const res = await dashboard(`?page=${page}`);
         expect(res.status, page).to.equal(400);
         expect(res.body.success).to.equal(false);

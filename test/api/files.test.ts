@@ -76,10 +76,11 @@ describe('files of an account', () => {
       expect((await rowOf(alice, 'notes.txt'))!.mimeType).to.equal('text/plain');
     });
 
-    it('refuses names without an extension, with separators or control characters, dot-only names (400)', async () => {
+    it('refuses names without an extension, with separators, control or invisible characters, dot-only names (400)', async () => {
       const alice = await env.createAccount();
       const file = await uploadOne(alice);
-      for (const newFilename of ['noextension', 'a/b.png', 'a\\b.png', 'bad\u0007.png', '..png', '.png', '...', '', 42, undefined]) {
+      const disguised = ['x\u202egnp.exe', 'photo\u200b.png', 'a\u2066b.png'];
+      for (const newFilename of ['noextension', 'a/b.png', 'a\\b.png', 'bad\u0007.png', '..png', '.png', '...', '', 42, undefined, ...disguised]) {
         const res = await env.api.put(`/api/user/images/${file.filename}/rename`, { key: alice.apiKey, json: { newFilename } });
         expect(res.status, JSON.stringify(newFilename)).to.equal(400);
         expect(res.body.success).to.equal(false);
