@@ -7,8 +7,10 @@ import type { FileUrls } from './file-urls.js';
 import type { FolderKeyService } from './folder-key.service.js';
 import type { FolderService } from './folder.service.js';
 
-// Plain decimal digits only: "1e1", "0x10" or " 5" are not page numbers, whatever Number() makes of them.
-const wholeNumber = (name: string) => z.string().regex(/^\d{1,9}$/, `${name} must be a whole number`).transform(Number);
+// From a query string, plain decimal digits only: "1e1", "0x10" or " 5" are not page numbers,
+// whatever Number() makes of them. Callers in code may pass numbers.
+const wholeNumber = (name: string) =>
+  z.union([z.number().int(), z.string().regex(/^\d{1,9}$/).transform(Number)], { error: `${name} must be a whole number` });
 
 export const dashboardQuerySchema = z.object({
   page: wholeNumber('page').pipe(z.number().min(1, 'page must be at least 1')).default(1),
