@@ -5,6 +5,7 @@ import type { BenchRow } from './report.js';
 
 const MB = 1024 * 1024;
 const BIG = 512 * MB;
+const BIG_ROUNDS = 5;
 const SMALL = 100 * 1024;
 const SMALL_TOTAL = 3000;
 const CONCURRENCY = 32;
@@ -33,14 +34,15 @@ export async function run(): Promise<{ title: string; rows: BenchRow[] }> {
   const upload = `${service.url}/api/upload`;
   const rows: BenchRow[] = [];
   try {
-    // Big upload: throughput ratio (best of two interleaved runs each, so page-cache flushes of one
-    // run do not land on the other) and the web process's peak RSS growth over a 1 MB upload.
+    // Big upload: throughput ratio (best of interleaved runs each, so page-cache flushes of one run
+    // do not land on the other; writeback makes single runs vary by a third here) and the web
+    // process's peak RSS growth over a 1 MB upload.
     await multipartUpload(upload, MB, { key: service.apiKey, chunk });
     const rssAfterSmall = await peakRss(service.pid);
     const pipe = await startBaseline('scripts/bench/baselines/pipe-server.ts');
     const baseMs: number[] = [];
     const oursMs: number[] = [];
-    for (let round = 0; round < 2; round++) {
+    for (let round = 0; round < BIG_ROUNDS; round++) {
       baseMs.push((await multipartUpload(pipe.url, BIG, { chunk })).ms);
       const ours = await multipartUpload(`${upload}?format=json`, BIG, { key: service.apiKey, chunk });
       if (ours.status !== 200) throw new Error(`big upload answered ${ours.status}: ${ours.body}`);

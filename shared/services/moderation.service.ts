@@ -16,6 +16,8 @@ const MODERATED_TYPES = /^(image\/(jpeg|png|apng|webp|bmp|gif)|video\/(mp4|x-msv
 // Answers that mean the service looked at the content and cannot judge it; any other refusal
 // (404 from a wrong VISION_URL, 429, …) is a problem of the moment, retried like an outage.
 const CANNOT_JUDGE = new Set([400, 413, 415, 422]);
+// How long the moderation service's size limit (from its /info) is trusted before it is asked again.
+const LIMIT_TTL_MS = 5 * 60_000;
 const VISION_TIMEOUT_MS = 10 * 60 * 1000;
 
 type Verdict = NonNullable<FileRow['moderationVerdict']>;
@@ -38,6 +40,8 @@ export interface ModerationDeps {
  * soft_flag marks it for an administrator; allow changes nothing.
  */
 export class ModerationService {
+  private visionLimit: { bytes: number; until: number } | undefined;
+
   constructor(private readonly deps: ModerationDeps) {}
 
   isModerated(mimeType: string): boolean {
@@ -65,6 +69,11 @@ export class ModerationService {
   async check(fileId: string, objectKey: string): Promise<Verdict | 'skipped' | 'gone'> {
     const file = await this.deps.files.findById(fileId);
     if (!file || file.objectKey !== objectKey) return 'gone';
+    const stored = await this.deps.storage.head(objectKey);
+    if (!stored) return 'gone';
+    const maxBytes = await this.visionMaxBytes();
+    // The service would refuse it (413) after receiving that much: do not send it at all.
+    if (maxBytes !== undefined && stored.size > maxBytes) return this.recordUnjudged(fileId, objectKey, { reason: 'larger than the service accepts' });
     const object = await this.deps.storage.get(objectKey);
     if (!object) return 'gone';
     const { status, body } = await postMultipart(
@@ -72,13 +81,8 @@ export class ModerationService {
       { field: 'file', filename: file.filename, contentType: file.mimeType, size: object.size, body: object.body },
       VISION_TIMEOUT_MS,
     );
-    if (CANNOT_JUDGE.has(status)) {
-      // The service cannot judge this content (corrupt, unsupported, too large): record that and move on.
-      this.deps.logger.warn({ fileId, status, body }, 'moderation service refused a file');
-      const judged = await this.deps.files.recordModeration(fileId, objectKey, { verdict: null, score: null, quarantined: false });
-      if (judged) await this.deps.purges.fileChanged(judged, await this.ownerOf(judged));
-      return 'skipped';
-    }
+    // The service cannot judge this content (corrupt, unsupported, too large): record that and move on.
+    if (CANNOT_JUDGE.has(status)) return this.recordUnjudged(fileId, objectKey, { status, body });
     const verdict = (body as { verdict?: string }).verdict as Verdict;
     if (status !== 200 || !VERDICTS.includes(verdict)) throw new Error(`moderation service answered ${status}`);
     const score = Number((body as { score?: number }).score ?? 0);
@@ -89,6 +93,28 @@ export class ModerationService {
     await this.deps.purges.fileChanged(updated, owner);
     if (verdict === 'hard_block' && owner) await this.notifyBlocked(updated, owner);
     return verdict;
+  }
+
+  private async recordUnjudged(fileId: string, objectKey: string, why: Record<string, unknown>): Promise<'skipped'> {
+    this.deps.logger.warn({ fileId, ...why }, 'the moderation service cannot judge a file');
+    const judged = await this.deps.files.recordModeration(fileId, objectKey, { verdict: null, score: null, quarantined: false });
+    if (judged) await this.deps.purges.fileChanged(judged, await this.ownerOf(judged));
+    return 'skipped';
+  }
+
+  /** The service's max_file_size_mb in bytes, from its /info (cached); undefined when it does not say. */
+  private async visionMaxBytes(): Promise<number | undefined> {
+    if (this.visionLimit && this.visionLimit.until > Date.now()) return this.visionLimit.bytes;
+    try {
+      const res = await fetch(`${this.deps.config.visionUrl}/info`, { signal: AbortSignal.timeout(5000) });
+      const megabytes = ((await res.json()) as { max_file_size_mb?: unknown }).max_file_size_mb;
+      if (!res.ok || typeof megabytes !== 'number') return undefined;
+      this.visionLimit = { bytes: megabytes * 1024 * 1024, until: Date.now() + LIMIT_TTL_MS };
+      return this.visionLimit.bytes;
+    } catch {
+      // Unreachable now: the post below finds out, and the job retries.
+      return undefined;
+    }
   }
 
   /** Flagged and quarantined files awaiting review (admin CLI). */

@@ -14,7 +14,7 @@ import { validate } from '../validation.js';
 import { expiresAtFor, type Expiry, expirySchema } from './expiry.js';
 import { chooseExtension, cleanOriginalName, generateFilename, generateShortCode } from './file-naming.js';
 import type { FileUrls } from './file-urls.js';
-import { MediaSniffer, type Sniffed, type SniffOptions } from './media-sniffer.js';
+import { type Sniffed, sniffBody, type SniffOptions } from './media-sniffer.js';
 import type { ModerationService } from './moderation.service.js';
 
 /** Who is uploading and where the file goes (a folder key's folder, the default folder, or root). */
@@ -91,25 +91,17 @@ export class UploadService {
    */
   async receive(body: Readable, options: SniffOptions & { maxBytes: number; signal?: AbortSignal }): Promise<ReceivedBody> {
     const objectKey = newObjectKey();
-    const sniffer = new MediaSniffer(options);
-    const source = body.pipe(sniffer);
     let bodyError: unknown;
-    body.once('error', (err) => {
-      bodyError = err;
-      sniffer.destroy(err);
-    });
-    // The sniffer may fail (blocked type) before the driver's pipeline listens to it; the pipeline
-    // still sees the error, as it checks for streams that already failed.
-    sniffer.on('error', () => undefined);
+    body.once('error', (err) => (bodyError = err));
     try {
-      const { size } = await this.deps.storage.put(objectKey, source, {
+      const { sniffed, body: checked } = await sniffBody(body, options);
+      const { size } = await this.deps.storage.put(objectKey, checked, {
         maxBytes: options.maxBytes,
         ...(options.signal ? { signal: options.signal } : {}),
       });
-      if (!sniffer.result) throw AppError.badRequest('The file is empty');
-      return { objectKey, size, sniffed: sniffer.result };
+      return { objectKey, size, sniffed };
     } catch (err) {
-      body.unpipe(sniffer);
+      // Whatever is left of the body is read and dropped, so the request can still be answered.
       body.resume();
       if (isAppError(err)) throw err;
       // The body itself failed (a multipart part cut short): the sender's fault, not storage's.

@@ -19,6 +19,10 @@ type Answer = 'allow' | 'soft_flag' | 'hard_block' | 'down' | 'refuse' | 'missin
 async function startFakeVision(port: number) {
   const state = { answer: 'allow' as Answer, received: [] as Buffer[] };
   const server: Server = createServer((req, res) => {
+    if (req.method === 'GET' && req.url === '/info') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return res.end(JSON.stringify({ max_file_size_mb: 1 }));
+    }
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -115,6 +119,19 @@ describe('moderation in the upload pipeline', function () {
     } finally {
       rmSync(media.dir, { recursive: true, force: true });
     }
+  });
+
+  it('does not send a file larger than the service accepts (its /info), and records it as unjudged', async () => {
+    vision.state.answer = 'hard_block';
+    const sent = vision.state.received.length;
+    const alice = await env.createAccount();
+    const res = await upload(env, { key: alice.apiKey, bytes: pngBytes(1_500_000, 3), json: true });
+    expect(res.status).to.equal(200);
+    const row = async () => (await env.container.db.select().from(files).where(eq(files.accountId, alice.id)))[0]!;
+    await eventually(async () => (await row()).moderatedAt !== null);
+    expect(await row()).to.include({ moderationVerdict: null, quarantined: false });
+    expect(vision.state.received.length).to.equal(sent);
+    expect((await getWithHost(res.body.data.url)).status).to.equal(200);
   });
 
   it('retries an answer that says nothing about the content (404: a wrong VISION_URL)', async () => {
