@@ -46,6 +46,9 @@ export const accounts = pgTable(
     usageDayCount: integer('usage_day_count').notNull().default(0),
     // Bytes of every file the account stores now; reported as usage.monthlyStorageUsed.
     storageUsed: bigint('storage_used', { mode: 'number' }).notNull().default(0),
+    // Files the account holds now, kept with storageUsed: the dashboard's totalUserFiles without
+    // counting a hundred thousand rows on every page.
+    fileCount: integer('file_count').notNull().default(0),
     lastUsedAt: ts('last_used_at').notNull().defaultNow(),
     discordUsername: text('discord_username'),
     googleUsername: text('google_username'),

@@ -70,6 +70,7 @@ export class FileRepository {
       with charged as (
         update accounts set
           storage_used = storage_used + ${file.size}::bigint,
+          file_count = file_count + 1,
           upload_count = upload_count + 1,
           last_used_at = now(),
           usage_day_count = case when usage_day = ${day}::date then usage_day_count + 1 else 1 end,
@@ -103,8 +104,11 @@ export class FileRepository {
     return row;
   }
 
-  /** One page of an account's files and the number that match, for the dashboard. */
-  async page(accountId: string, query: FileListQuery): Promise<{ rows: FileRow[]; matching: number; total: number }> {
+  /**
+   * One page of an account's files and how many match, for the dashboard. Without a search or a
+   * folder every file matches, and the account row already holds that number (`fileCount`).
+   */
+  async page(accountId: string, query: FileListQuery): Promise<{ rows: FileRow[]; matching: number | undefined }> {
     const conditions: SQL[] = [eq(files.accountId, accountId)];
     if (query.folderId === 'root') conditions.push(isNull(files.folderId));
     else if (query.folderId) conditions.push(eq(files.folderId, query.folderId));
@@ -115,7 +119,8 @@ export class FileRepository {
     }
     const where = and(...conditions);
     const order = query.sortOrder === 'asc' ? asc : desc;
-    const [rows, [matching], [total]] = await Promise.all([
+    const narrowed = conditions.length > 1;
+    const [rows, matching] = await Promise.all([
       this.db
         .select()
         .from(files)
@@ -123,10 +128,9 @@ export class FileRepository {
         .orderBy(order(SORT_COLUMNS[query.sortBy]), order(files.id))
         .limit(query.limit)
         .offset((query.page - 1) * query.limit),
-      this.db.select({ n: count() }).from(files).where(where),
-      this.db.select({ n: count() }).from(files).where(eq(files.accountId, accountId)),
+      narrowed ? this.db.select({ n: count() }).from(files).where(where) : undefined,
     ]);
-    return { rows, matching: matching?.n ?? 0, total: total?.n ?? 0 };
+    return { rows, matching: matching?.[0]?.n };
   }
 
   /** Renames a file; a name the account already uses fails on the unique index. */
@@ -295,9 +299,10 @@ export class FileRepository {
   }
 }
 
+/** A removed file's bytes and count go back to its account, in the transaction that removed it. */
 async function releaseStorage(tx: Tx, accountId: string, size: number) {
   await tx
     .update(accounts)
-    .set({ storageUsed: sql`greatest(${accounts.storageUsed} - ${size}, 0)` })
+    .set({ storageUsed: sql`greatest(${accounts.storageUsed} - ${size}, 0)`, fileCount: sql`greatest(${accounts.fileCount} - 1, 0)` })
     .where(eq(accounts.id, accountId));
 }

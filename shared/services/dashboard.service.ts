@@ -67,7 +67,8 @@ export class DashboardService {
       this.deps.folders.list(account),
       this.deps.folderKeys.listIfPro(account),
     ]);
-    const totalPages = Math.ceil(page.matching / query.limit);
+    const matching = page.matching ?? account.fileCount;
+    const totalPages = Math.ceil(matching / query.limit);
     return {
       user,
       uploads: page.rows.map((file) => toUpload(file, this.deps.urls.forFile(file, account))),
@@ -76,8 +77,8 @@ export class DashboardService {
       pagination: {
         currentPage: query.page,
         totalPages,
-        totalUploads: page.matching,
-        totalUserFiles: page.total,
+        totalUploads: matching,
+        totalUserFiles: account.fileCount,
         limit: query.limit,
         hasNextPage: query.page < totalPages,
         hasPrevPage: query.page > 1,

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { eq } from 'drizzle-orm';
 import { Readable } from 'node:stream';
-import { accounts } from '../../shared/db/schema.js';
+import { accounts, files as filesTable } from '../../shared/db/schema.js';
 import type { UploadResult } from '../../shared/services/upload.service.js';
 import { pngBytes } from '../helpers/media.js';
 import { createTestEnv, type TestEnv } from '../helpers/test-env.js';
@@ -381,6 +381,23 @@ describe('GET /api/user/dashboard', () => {
     expect(filenamesOf(await search('holiday'))).not.to.include.members(bobsFiles);
     expect(filenamesOf(await search(bobsFiles[1]!.replace(/\.png$/, '')))).to.deep.equal([]);
     expect((await dashboard('?folderId=root&limit=100')).body.data.pagination.totalUserFiles).to.equal(25);
+  });
+
+  it('keeps totalUserFiles in step with uploads, replaces, deletes and expiry', async () => {
+    const carol = await env.createAccount();
+    const total = async () => (await dashboard('', carol.apiKey)).body.data.pagination as { totalUploads: number; totalUserFiles: number };
+    const names: string[] = [];
+    for (let i = 0; i < 3; i++) names.push((await upload(env, { key: carol.apiKey, bytes: pngBytes(400, 60 + i), json: true })).body.data.filename);
+    expect(await total()).to.include({ totalUploads: 3, totalUserFiles: 3 });
+    const form = new FormData();
+    form.append('file', new Blob([pngBytes(700, 70)]), 'again.png');
+    expect((await env.api.patch(`/api/user/images/${names[0]}/replace`, { key: carol.apiKey, body: form })).status).to.equal(200);
+    expect(await total()).to.include({ totalUserFiles: 3 });
+    expect((await env.api.delete(`/api/user/images/${names[1]}`, { key: carol.apiKey })).status).to.equal(200);
+    expect(await total()).to.include({ totalUploads: 2, totalUserFiles: 2 });
+    await env.container.db.update(filesTable).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(filesTable.filename, names[2]!));
+    expect(await env.container.services.files.sweepExpired()).to.be.at.least(1);
+    expect(await total()).to.include({ totalUploads: 1, totalUserFiles: 1 });
   });
 
   it('answers 401 without a key or with an unknown one', async () => {
