@@ -11,12 +11,12 @@ describe('cache purge across web processes and at the CDN', () => {
   let env: TestEnv;
   let second: Awaited<ReturnType<typeof startSecondWebProcess>>;
   let cdn: Server;
-  const purged: { method: string; url: string }[] = [];
+  const purged: { method: string; url: string; authorization: string | undefined }[] = [];
 
   before(async () => {
     const cdnPort = await freePort();
     cdn = createServer((req, res) => {
-      purged.push({ method: req.method!, url: new URL(req.url!, 'http://cdn').searchParams.get('url')! });
+      purged.push({ method: req.method!, url: new URL(req.url!, 'http://cdn').searchParams.get('url')!, authorization: req.headers.authorization });
       res.end('ok');
     });
     await new Promise<void>((resolve) => cdn.listen(cdnPort, '127.0.0.1', resolve));
@@ -45,10 +45,23 @@ describe('cache purge across web processes and at the CDN', () => {
     await eventually(async () => (await viaSecond(url)).status === 404);
     expect((await viaSecond(renamed.body.newUrl)).status).to.equal(200);
 
-    await eventually(async () => purged.some((p) => p.url === url));
-    expect(purged.every((p) => p.method === 'PURGE')).to.equal(true);
+    // The job purges the file's URLs one after another: wait for every one of them.
     const standard = `${env.container.config.siteUrl}/u/${alice.username}/${filename}`;
-    expect(purged.map((p) => p.url)).to.include.members([url, standard, renamed.body.newUrl]);
+    const expected = [url, standard, renamed.body.newUrl];
+    await eventually(async () => expected.every((u) => purged.some((p) => p.url === u)));
+    expect(purged.every((p) => p.method === 'PURGE')).to.equal(true);
+  });
+
+  it('a delete in one process stops every process serving the file, and purges its URLs at the CDN', async () => {
+    const alice = await env.createAccount();
+    const res = await upload(env, { key: alice.apiKey, bytes: pngBytes(1000, 3), json: true });
+    const { url, filename } = res.body.data as { url: string; filename: string };
+    expect((await viaSecond(url)).status).to.equal(200);
+    expect((await env.api.delete(`/api/user/images/${filename}`, { key: alice.apiKey })).status).to.equal(200);
+    expect((await getWithHost(url)).status).to.equal(404);
+    await eventually(async () => (await viaSecond(url)).status === 404);
+    await eventually(async () => purged.some((p) => p.url === url));
+    expect(purged.find((p) => p.url === url)!.authorization).to.equal(undefined);
   });
 
   it('a replace makes every process serve the new bytes', async () => {
@@ -61,5 +74,39 @@ describe('cache purge across web processes and at the CDN', () => {
     expect((await env.api.patch(`/api/user/images/${filename}/replace`, { key: alice.apiKey, body: form })).status).to.equal(200);
     await eventually(async () => (await viaSecond(url)).body.equals(pngBytes(1200, 2)));
     expect((await viaSecond(url)).headers.etag).not.to.equal(before.headers.etag);
+  });
+});
+
+describe('CDN purge with a method and credentials of its own', () => {
+  it('uses CDN_PURGE_METHOD and sends CDN_PURGE_AUTHORIZATION, retrying while the CDN fails', async () => {
+    const seen: { method: string; url: string; authorization: string | undefined }[] = [];
+    let failuresLeft = 1;
+    const cdnPort = await freePort();
+    const cdn = createServer((req, res) => {
+      seen.push({ method: req.method!, url: new URL(req.url!, 'http://cdn').searchParams.get('url')!, authorization: req.headers.authorization });
+      if (failuresLeft-- > 0) return res.writeHead(503).end('busy');
+      res.end('ok');
+    });
+    await new Promise<void>((resolve) => cdn.listen(cdnPort, '127.0.0.1', resolve));
+    const env = await createTestEnv({
+      workers: true,
+      env: { CDN_PURGE_URL: `http://127.0.0.1:${cdnPort}/purge?url={url}`, CDN_PURGE_METHOD: 'POST', CDN_PURGE_AUTHORIZATION: 'Bearer cdn-token' },
+    });
+    try {
+      const alice = await env.createAccount();
+      const res = await upload(env, { key: alice.apiKey, bytes: pngBytes(1000, 4), json: true });
+      const { url, filename } = res.body.data as { url: string; filename: string };
+      expect((await env.api.delete(`/api/user/images/${filename}`, { key: alice.apiKey })).status).to.equal(200);
+      // The first attempt meets a 503; the job's retry must get through.
+      const queue = env.container.jobs.queue('cache-purge');
+      await eventually(async () => {
+        for (const job of await queue.getJobs(['delayed'])) await job.promote();
+        return seen.filter((p) => p.url === url).length >= 2;
+      }, 10_000);
+      expect(seen.every((p) => p.method === 'POST' && p.authorization === 'Bearer cdn-token')).to.equal(true);
+    } finally {
+      await env.close();
+      cdn.close();
+    }
   });
 });
