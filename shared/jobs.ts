@@ -23,6 +23,8 @@ export interface JobPayloads {
   'polls.close-due': Record<string, never>;
   /** Send a stored file to the moderation service and act on its verdict. */
   'moderation.check': { fileId: string; objectKey: string };
+  /** Every ten minutes: queue a check for unjudged files whose check was lost. */
+  'moderation.sweep': Record<string, never>;
   /** Fetch a remote image and store it as an upload; the API waits for the result. */
   'url.fetch': {
     accountId: string | null;
@@ -52,6 +54,7 @@ export const JOBS: { [K in JobName]: { queue: QueueName; options: JobsOptions } 
   'polls.close-due': { queue: 'expiry', options: { removeOnComplete: { count: 10 }, removeOnFail: { count: 100 } } },
   // The moderation service may be down for a while: retries back off over a few days.
   'moderation.check': { queue: 'moderation', options: retried(15, 10_000) },
+  'moderation.sweep': { queue: 'moderation', options: { removeOnComplete: { count: 10 }, removeOnFail: { count: 100 } } },
   // The caller is waiting: no retries, a failure is the answer.
   'url.fetch': { queue: 'url-fetch', options: { attempts: 1, removeOnComplete: { age: 3600 }, removeOnFail: { age: 3600 } } },
 };
@@ -60,6 +63,7 @@ export const JOBS: { [K in JobName]: { queue: QueueName; options: JobsOptions } 
 export const SCHEDULES: { id: string; job: JobName; everyMs: number }[] = [
   { id: 'expire-sweep', job: 'files.expire-sweep', everyMs: 60_000 },
   { id: 'close-due-polls', job: 'polls.close-due', everyMs: 60_000 },
+  { id: 'moderation-sweep', job: 'moderation.sweep', everyMs: 10 * 60_000 },
 ];
 
 export function isQueueName(value: string): value is QueueName {

@@ -269,6 +269,15 @@ export class FileRepository {
     return row;
   }
 
+  /** Files of the given types still without a verdict since before `cutoff` (stored or replaced). */
+  async unjudged(mimePattern: string, cutoff: Date, limit: number): Promise<FileRow[]> {
+    return this.db
+      .select()
+      .from(files)
+      .where(and(isNull(files.moderatedAt), sql`${files.mimeType} ~ ${mimePattern}`, sql`coalesce(${files.updatedAt}, ${files.createdAt}) < ${cutoff}`))
+      .limit(limit);
+  }
+
   /** Flagged and quarantined files that no administrator has reviewed yet, newest first. */
   async flagged(limit: number): Promise<FileRow[]> {
     return this.db

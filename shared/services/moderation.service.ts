@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { AccountRow, FileRow } from '../db/schema.js';
 import { AppError } from '../errors.js';
-import type { JobQueues } from '../jobs.js';
+import { JOBS, type JobQueues } from '../jobs.js';
 import type { Logger } from '../logger.js';
 import { postMultipart } from '../net/multipart-post.js';
 import type { AccountRepository } from '../repositories/account.repository.js';
@@ -18,6 +18,13 @@ const MODERATED_TYPES = /^(image\/(jpeg|png|apng|webp|bmp|gif)|video\/(mp4|x-msv
 const CANNOT_JUDGE = new Set([400, 413, 415, 422]);
 // How long the moderation service's size limit (from its /info) is trusted before it is asked again.
 const LIMIT_TTL_MS = 5 * 60_000;
+// A check normally runs within seconds; a file unjudged this long after it was stored lost its job.
+const LOST_AFTER_MS = 15 * 60_000;
+const SWEEP_BATCH = 500;
+
+function checkJobId(file: Pick<FileRow, 'id' | 'objectKey'>): string {
+  return `moderate-${file.id}-${file.objectKey.slice(file.objectKey.lastIndexOf('/') + 1)}`;
+}
 const VISION_TIMEOUT_MS = 10 * 60 * 1000;
 
 type Verdict = NonNullable<FileRow['moderationVerdict']>;
@@ -51,10 +58,26 @@ export class ModerationService {
   /** Queues the check of a file's current content (a replace queues its own). */
   async enqueue(file: FileRow): Promise<void> {
     if (!this.isModerated(file.mimeType)) return;
-    const jobId = `moderate-${file.id}-${file.objectKey.slice(file.objectKey.lastIndexOf('/') + 1)}`;
-    await this.deps.jobs.add('moderation.check', { fileId: file.id, objectKey: file.objectKey }, { jobId }).catch((err: unknown) => {
+    await this.deps.jobs.add('moderation.check', { fileId: file.id, objectKey: file.objectKey }, { jobId: checkJobId(file) }).catch((err: unknown) => {
       this.deps.logger.error({ err, fileId: file.id }, 'could not queue a moderation check');
     });
+  }
+
+  /**
+   * Safety net behind the checks queued at upload (a Redis outage may lose one): files still
+   * unjudged a while after they were stored, with no check queued, get one. A check that failed for
+   * good (the service was down for days) stays failed, for an administrator to see.
+   */
+  async requeueLost(now = Date.now()): Promise<number> {
+    if (!this.deps.config.enabled) return 0;
+    const queue = this.deps.jobs.queue(JOBS['moderation.check'].queue);
+    let requeued = 0;
+    for (const file of await this.deps.files.unjudged(MODERATED_TYPES.source, new Date(now - LOST_AFTER_MS), SWEEP_BATCH)) {
+      if (await queue.getJob(checkJobId(file))) continue;
+      await this.enqueue(file);
+      requeued += 1;
+    }
+    return requeued;
   }
 
   /** Whether serving must wait: quarantined files never, pending ones when so configured. */

@@ -105,6 +105,30 @@ describe('moderation in the upload pipeline', function () {
     expect(row.quarantined).to.equal(false);
   });
 
+  it('re-queues a check that was lost, once, and leaves files it does not judge alone', async () => {
+    vision.state.answer = 'down';
+    const alice = await env.createAccount();
+    await upload(env, { key: alice.apiKey, bytes: pngBytes(1000, 79), json: true });
+    await upload(env, { key: alice.apiKey, bytes: Buffer.from('plain text, never moderated\n'), name: 'notes.txt', json: true });
+    const [image] = (await env.container.db.select().from(files).where(eq(files.accountId, alice.id))).filter((f) => f.mimeType === 'image/png');
+    const jobId = `moderate-${image!.id}-${image!.objectKey.slice(image!.objectKey.lastIndexOf('/') + 1)}`;
+    const queue = env.container.jobs.queue('moderation');
+    await eventually(async () => ((await queue.getJob(jobId))?.attemptsMade ?? 0) >= 1);
+    await (await queue.getJob(jobId))!.remove(); // lost, as in a Redis outage
+
+    const moderation = env.container.services.moderation;
+    expect(await moderation.requeueLost(Date.now())).to.equal(0); // too recent to call lost
+    const later = Date.now() + 16 * 60_000;
+    expect(await moderation.requeueLost(later)).to.be.at.least(1);
+    expect(await queue.getJob(jobId)).not.to.equal(undefined);
+    expect(await moderation.requeueLost(later)).to.equal(0); // queued now: not twice
+
+    vision.state.answer = 'allow';
+    const job = await queue.getJob(jobId);
+    if ((await job!.getState()) === 'delayed') await job!.promote();
+    await eventually(async () => (await env.container.db.select().from(files).where(eq(files.id, image!.id)))[0]!.moderationVerdict === 'allow');
+  });
+
   it('sends MKV videos and APNG animations too, whatever their stored type is called', async () => {
     const media = makeTestMedia();
     try {

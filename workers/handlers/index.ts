@@ -3,6 +3,7 @@ import { cachePurge } from './cache-purge.handler.js';
 import { fileExpire } from './file-expire.handler.js';
 import { filesExpireSweep } from './files-expire-sweep.handler.js';
 import { moderationCheck } from './moderation-check.handler.js';
+import { moderationSweep } from './moderation-sweep.handler.js';
 import { notifyBroadcast } from './notify-broadcast.handler.js';
 import { objectDelete } from './object-delete.handler.js';
 import { pollsCloseDue } from './polls-close-due.handler.js';
@@ -18,4 +19,5 @@ export const handlers: HandlerMap = {
   'notify.broadcast': notifyBroadcast,
   'polls.close-due': pollsCloseDue,
   'moderation.check': moderationCheck,
+  'moderation.sweep': moderationSweep,
 };
