@@ -14,10 +14,10 @@ async function deleteFile(base: string, key: string, filename: string) {
   await fetch(`${base}/api/user/images/${filename}`, { method: 'DELETE', headers: { 'x-api-key': key } });
 }
 
-async function startBaseline(script: string) {
+async function startBaseline(script: string, env: Record<string, string> = {}) {
   const port = await freePort();
   const uploads = await tempDir('hfs-bench-baseline-');
-  const child = await startProcess(script, { PORT: String(port), UPLOAD_DIR: uploads.dir }, 'ready');
+  const child = await startProcess(script, { PORT: String(port), UPLOAD_DIR: uploads.dir, ...env }, 'ready');
   return {
     url: `http://127.0.0.1:${port}`,
     async stop() {
@@ -39,24 +39,32 @@ export async function run(): Promise<{ title: string; rows: BenchRow[] }> {
     // process's peak RSS growth over a 1 MB upload.
     await multipartUpload(upload, MB, { key: service.apiKey, chunk });
     const rssAfterSmall = await peakRss(service.pid);
+    // Two baselines: the issue's bare pipe (no multipart parsing at all) and bare Koa + multer (the
+    // same multipart parser as the service), so the figures show where a gap comes from.
     const pipe = await startBaseline('scripts/bench/baselines/pipe-server.ts');
+    const multipart = await startBaseline('scripts/bench/baselines/koa-multer-server.ts', { REMOVE_AFTER: '1' });
     const baseMs: number[] = [];
+    const multerMs: number[] = [];
     const oursMs: number[] = [];
     for (let round = 0; round < BIG_ROUNDS; round++) {
       baseMs.push((await multipartUpload(pipe.url, BIG, { chunk })).ms);
+      multerMs.push((await multipartUpload(multipart.url, BIG, { chunk })).ms);
       const ours = await multipartUpload(`${upload}?format=json`, BIG, { key: service.apiKey, chunk });
       if (ours.status !== 200) throw new Error(`big upload answered ${ours.status}: ${ours.body}`);
       oursMs.push(ours.ms);
       await deleteFile(service.url, service.apiKey, JSON.parse(ours.body).data.filename);
     }
     await pipe.stop();
+    await multipart.stop();
     const rssGrowth = (await peakRss(service.pid)) - rssAfterSmall;
     const mbps = (ms: number) => BIG / MB / (ms / 1000);
-    const [base, ours] = [Math.min(...baseMs), Math.min(...oursMs)];
+    const [base, bareMulter, ours] = [Math.min(...baseMs), Math.min(...multerMs), Math.min(...oursMs)];
     rows.push(
       { name: '512 MiB upload, bare pipe server', value: mbps(base), unit: 'MB/s' },
+      { name: '512 MiB upload, bare Koa+multer', value: mbps(bareMulter), unit: 'MB/s' },
       { name: '512 MiB upload, service', value: mbps(ours), unit: 'MB/s' },
       { name: '512 MiB upload, service / baseline', value: base / ours, unit: 'ratio', target: ['>=', 0.9] },
+      { name: '512 MiB upload, service / bare Koa+multer', value: bareMulter / ours, unit: 'ratio' },
       { name: '512 MiB upload, service peak RSS growth', value: rssGrowth / MB, unit: 'MB', target: ['<=', 32] },
     );
 
