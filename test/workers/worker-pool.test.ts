@@ -1,10 +1,12 @@
 import { expect } from 'chai';
 import { Readable } from 'node:stream';
 import { QueueEvents } from 'bullmq';
+import { JOBS, QUEUE_NAMES } from '../../shared/jobs.js';
 import { newObjectKey } from '../../shared/storage/index.js';
 import { handlers } from '../../workers/handlers/index.js';
 import { assertHandlers, MissingHandlerError, startWorkers } from '../../workers/worker-pool.js';
 import { createRedis } from '../../shared/redis.js';
+import { eventually } from '../helpers/eventually.js';
 import { createTestEnv, type TestEnv } from '../helpers/test-env.js';
 
 describe('workers', () => {
@@ -14,8 +16,30 @@ describe('workers', () => {
   });
   after(() => env.close());
 
-  it('has a handler for every job', () => {
-    expect(() => assertHandlers(['objects'], handlers)).not.to.throw();
+  it('has a handler for every job of every queue', () => {
+    expect(() => assertHandlers(QUEUE_NAMES, handlers)).not.to.throw();
+    expect(Object.keys(handlers).sort()).to.deep.equal(Object.keys(JOBS).sort());
+  });
+
+  it('lets running jobs finish when it is closed (SIGTERM drains)', async () => {
+    // Its own service without workers, so only the pool under test takes the job.
+    const quiet = await createTestEnv();
+    try {
+      let started = false;
+      let finished = false;
+      const slow: typeof handlers['object.delete'] = async () => {
+        started = true;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        finished = true;
+      };
+      const pool = await startWorkers(quiet.container, ['objects'], { ...handlers, 'object.delete': slow });
+      await quiet.container.jobs.add('object.delete', { key: newObjectKey() });
+      await eventually(async () => started, 5000);
+      await pool.close();
+      expect(finished).to.equal(true);
+    } finally {
+      await quiet.close();
+    }
   });
 
   it('refuses to boot when a job has no handler', async () => {
