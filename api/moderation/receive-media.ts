@@ -3,6 +3,7 @@ import { rm } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import multer from '@koa/multer';
 import { z } from 'zod';
+import { isMalformedBody } from '../../shared/body-errors.js';
 import { AppError, isAppError } from '../../shared/errors.js';
 import { safeFetch } from '../../shared/net/safe-fetch.js';
 import { validate } from '../../shared/validation.js';
@@ -17,22 +18,22 @@ export interface IntakeOptions {
   allowedOrigins: readonly string[];
 }
 
+const intakeFailed = () => new AppError(500, 'intake_failed', 'Receiving the media failed');
+
 /** Multer engine that streams the part into a temp file (size-limited), never into memory. */
 class TempFileStorage implements multer.StorageEngine {
   constructor(private readonly options: IntakeOptions) {}
 
   _handleFile(_req: IncomingMessage, file: multer.File, callback: (error?: unknown, info?: multer.File) => void) {
     const { stream } = file as multer.File & { stream: Readable };
-    let bodyFailed = false;
-    stream.once('error', () => (bodyFailed = true));
     receiveToFile(stream, this.options.dir, this.options.maxBytes).then(
       (path) => callback(null, { path } as multer.File),
       // A part cut short is the sender's mistake (400); a disk failure is ours (500).
       (err: unknown) =>
         callback(
           isAppError(err) ? err
-          : bodyFailed ? AppError.badRequest('The multipart body is malformed or cut short')
-          : new AppError(500, 'intake_failed', 'Receiving the media failed'),
+          : isMalformedBody(err) ? AppError.badRequest('The multipart body is malformed or cut short')
+          : intakeFailed(),
         ),
     );
   }
@@ -51,7 +52,7 @@ const urlSchema = z.object({ url: z.url({ protocol: /^https?$/, error: 'url must
 export async function receiveMedia(ctx: AppContext, options: IntakeOptions): Promise<string> {
   if (ctx.is('multipart')) {
     const storage = new TempFileStorage(options);
-    await parseMultipart(ctx, multer({ storage, limits: { files: 1, fields: 5, parts: 6 } }).single('file'));
+    await parseMultipart(ctx, multer({ storage, limits: { files: 1, fields: 5, parts: 6 } }).single('file'), intakeFailed);
     const file = (ctx as unknown as { file?: multer.File }).file;
     if (!file) throw AppError.badRequest('No file: send the media in the multipart field "file"');
     return file.path;

@@ -18,7 +18,7 @@ export async function receiveSingleFile(ctx: AppContext, uploads: UploadService,
   const storage = new StreamStorage(uploads, maxBytes);
   // Browsers send UTF-8 file names without saying so; busboy would read them as latin1.
   const options = { storage, limits: MULTIPART_LIMITS, defParamCharset: 'utf8', ...STREAM_BUFFERS } as multer.Options;
-  await parseMultipart(ctx, multer(options).any());
+  await parseMultipart(ctx, multer(options).any(), () => AppError.storageUnavailable());
   const [file] = (ctx.files ?? []) as ReceivedFile[];
   if (!file) throw AppError.badRequest('No file: send one file in the field "file" or "image"');
   return { file, fields: (ctx.request.body ?? {}) as Record<string, unknown> };

@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { randomHex, sha256 } from '../crypto.js';
 import type { AccountRow, FileRow } from '../db/schema.js';
+import { isMalformedBody } from '../body-errors.js';
 import { AppError, isAppError } from '../errors.js';
 import type { JobQueues } from '../jobs.js';
 import type { Logger } from '../logger.js';
@@ -91,8 +92,6 @@ export class UploadService {
    */
   async receive(body: Readable, options: SniffOptions & { maxBytes: number; signal?: AbortSignal }): Promise<ReceivedBody> {
     const objectKey = newObjectKey();
-    let bodyError: unknown;
-    body.once('error', (err) => (bodyError = err));
     try {
       const { sniffed, body: checked } = await sniffBody(body, options);
       const { size } = await this.deps.storage.put(objectKey, checked, {
@@ -105,7 +104,7 @@ export class UploadService {
       body.resume();
       if (isAppError(err)) throw err;
       // The body itself failed (a multipart part cut short): the sender's fault, not storage's.
-      if (bodyError !== undefined) throw AppError.badRequest('The upload was cut short or malformed; nothing was saved');
+      if (isMalformedBody(err)) throw AppError.badRequest('The upload was cut short or malformed; nothing was saved');
       this.deps.logger.warn({ err }, 'storing an upload failed');
       throw AppError.storageUnavailable();
     }
