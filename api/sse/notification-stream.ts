@@ -31,14 +31,29 @@ export async function openNotificationStream(ctx: AppContext, account: AccountRo
   ctx.set({ 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
   const stream = new PassThrough();
   ctx.body = stream;
+  // Set up before the first wait, so a client that leaves at any point frees everything.
+  let closed = false;
+  let stopListening = () => {};
+  let heartbeat: NodeJS.Timeout | undefined;
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    clearInterval(heartbeat);
+    stopListening();
+    stream.end();
+  };
+  ctx.req.once('close', close);
 
   // Where this stream starts: after what the client saw, or (a fresh stream) after the newest
   // notification — read before subscribing, so whatever is created meanwhile is replayed below.
   const latest = await notifications.latestSeq(account.id);
+  if (closed) return;
   let lastSeq = Math.min(lastEventIdOf(ctx) ?? latest, latest);
   let live = false;
   const held: NotificationEvent[] = [];
-  const send = (event: string, data: unknown) => stream.write(`id: ${lastSeq}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  const send = (event: string, data: unknown) => {
+    if (!closed) stream.write(`id: ${lastSeq}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  };
   const deliver = (event: NotificationEvent) => {
     if (event.kind === 'unread') return void send('unread', { unreadCount: event.unreadCount });
     if (event.seq <= lastSeq) return;
@@ -46,14 +61,9 @@ export async function openNotificationStream(ctx: AppContext, account: AccountRo
     send('notification', event.notification);
     send('unread', { unreadCount: event.unreadCount });
   };
-  const close = () => {
-    clearInterval(heartbeat);
-    stopListening();
-    stream.end();
-  };
-  const stopListening = hub.listen(account.id, (event) => (live ? deliver(event) : held.push(event)), close);
-  const heartbeat = setInterval(() => stream.write(': heartbeat\n\n'), options.heartbeatMs);
-  ctx.req.once('close', close);
+  stopListening = hub.listen(account.id, (event) => (live ? deliver(event) : held.push(event)), close);
+  if (closed) return; // the hub has stopped: the process is shutting down
+  heartbeat = setInterval(() => stream.write(': heartbeat\n\n'), options.heartbeatMs);
 
   stream.write('retry: 3000\n\n');
   for (const row of await notifications.missedSince(account.id, lastSeq)) {

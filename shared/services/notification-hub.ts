@@ -15,6 +15,7 @@ interface Subscription {
  */
 export class NotificationHub {
   private readonly listeners = new Map<string, Set<Subscription>>();
+  private stopped = false;
 
   constructor(
     private readonly subscriber: Redis,
@@ -42,6 +43,10 @@ export class NotificationHub {
    * is called if the hub stops first (the process is shutting down).
    */
   listen(accountId: string, listener: Listener, end: () => void): () => void {
+    if (this.stopped) {
+      end();
+      return () => undefined;
+    }
     let set = this.listeners.get(accountId);
     if (!set) this.listeners.set(accountId, (set = new Set()));
     const subscription = { listener, end };
@@ -59,6 +64,7 @@ export class NotificationHub {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     const subscriptions = [...this.listeners.values()].flatMap((set) => [...set]);
     this.listeners.clear();
     for (const { end } of subscriptions) end();

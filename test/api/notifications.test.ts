@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { request } from 'node:http';
+import pg from 'pg';
 import { and, eq } from 'drizzle-orm';
 import { notifications } from '../../shared/db/schema.js';
 import { eventually } from '../helpers/eventually.js';
@@ -120,6 +122,31 @@ describe('notifications', () => {
       await env.container.services.notifications.notify(alice.id, note('after a reset'));
       expect(JSON.parse((await sse.next((e) => e.event === 'notification')).data!).title).to.equal('after a reset');
       sse.close();
+    });
+
+    it('frees everything of a client that leaves while its stream is still being set up', async function () {
+      // A second connection holds the notifications table, so the stream waits on its first query.
+      if (!env.databaseUrl) this.skip(); // PGlite has one connection: nothing can hold a lock beside it
+      const alice = await env.createAccount();
+      const before = env.web.hub.openStreams;
+      const locker = new pg.Client({ connectionString: env.databaseUrl });
+      await locker.connect();
+      try {
+        await locker.query('begin');
+        await locker.query('lock table notifications in access exclusive mode');
+        const { port } = new URL(env.web.url);
+        const req = request({ host: '127.0.0.1', port, path: '/api/user/notifications/stream', headers: { 'x-api-key': alice.apiKey } });
+        req.on('error', () => undefined);
+        req.end();
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        req.destroy();
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        await locker.query('commit');
+      } finally {
+        await locker.end();
+      }
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(env.web.hub.openStreams).to.equal(before);
     });
 
     it('ends open streams when the web process shuts down, so it can stop', async () => {
