@@ -99,14 +99,15 @@ export class FileUrls {
   }
 
   /**
-   * Classifies a request's host name (without port). The site's and the API's own names are the
-   * service, and so is a bare IP address (health checks and proxies that connect by address); one
-   * label under the site is a personal subdomain — unless it is the API's own name; anything else
-   * is not ours.
+   * Classifies a request's host name (without port; a trailing dot is the same name). The site's
+   * and the API's own names are the service, and so are a bare IP address and localhost (health
+   * checks, proxies that connect by address); one label under the site is a personal subdomain —
+   * unless it is the API's own name; anything else is not ours.
    */
   hostRole(hostname: string): HostRole {
-    const name = hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1');
-    if (name === '' || name === this.site.hostname || name === this.base.hostname || isIP(name)) return { kind: 'service' };
+    const name = hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
+    const own = [this.site.hostname, this.base.hostname, 'localhost', ''];
+    if (own.includes(name) || isIP(name)) return { kind: 'service' };
     const suffix = `.${this.site.hostname}`;
     const label = name.endsWith(suffix) ? name.slice(0, -suffix.length) : '';
     return /^[a-z0-9-]+$/.test(label) ? { kind: 'subdomain', username: label } : { kind: 'unknown' };

@@ -102,6 +102,9 @@ describe('serving hosted files', () => {
       expect((await getWithHost(`http://${host}/api/ping`)).status, host).to.equal(404);
     }
     expect((await getWithHost(`http://127.0.0.1:${port}/u/${alice.username}/${filename}`)).status).to.equal(200);
+    // A trailing dot names the same host.
+    expect((await getWithHost(`http://${new URL(site).hostname}.:${port}/u/${alice.username}/${filename}`)).status).to.equal(200);
+    expect((await getWithHost(`http://${alice.username}.${new URL(site).hostname}.:${port}/${filename}`)).status).to.equal(200);
   });
 
   it('answers 400, not 500, to a NUL byte in a path segment', async () => {
