@@ -146,9 +146,10 @@ export class FileRepository {
   /**
    * Points a file at a new object in one transaction, adjusting the account's storage by the size
    * difference only while it stays within `storageLimit`. The verdict on the old content goes with
-   * it: the new content is unjudged until moderation says otherwise. Returns the row before and after.
+   * it: the new content is unjudged until moderation says otherwise. A quarantine stays until then
+   * when `holdQuarantine` (the new content will be judged). Returns the row before and after.
    */
-  async replace(accountId: string, filename: string, next: Replacement, storageLimit: number) {
+  async replace(accountId: string, filename: string, next: Replacement, storageLimit: number, holdQuarantine: boolean) {
     return this.db.transaction(async (tx) => {
       const [before] = await tx
         .select()
@@ -172,7 +173,7 @@ export class FileRepository {
           moderationScore: null,
           moderatedAt: null,
           moderationReviewedAt: null,
-          quarantined: false,
+          quarantined: holdQuarantine ? sql`${files.quarantined}` : false,
         })
         .where(eq(files.id, before.id))
         .returning();

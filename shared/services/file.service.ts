@@ -91,7 +91,9 @@ export class FileService {
 
   /**
    * Points the file at a newly stored body: same name, URL, folder and privacy. If the new size
-   * would pass the storage limit nothing changes (413) and the new object is removed.
+   * would pass the storage limit nothing changes (413) and the new object is removed. A quarantined
+   * file stays blocked until its new content is judged — unless that content is of a kind the
+   * moderation service does not judge, which would leave it blocked for good.
    */
   async replace(account: AccountRow, filename: string, received: ReceivedBody, originalName: string) {
     let result;
@@ -101,6 +103,7 @@ export class FileService {
         filename,
         { objectKey: received.objectKey, size: received.size, mimeType: received.sniffed.mime, originalName: cleanOriginalName(originalName) },
         this.deps.plans.of(account.plan).monthlyStorageLimit,
+        this.deps.moderation.isModerated(received.sniffed.mime),
       );
     } catch (err) {
       await this.deps.uploads.discard(received.objectKey);

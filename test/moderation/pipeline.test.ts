@@ -187,6 +187,23 @@ describe('moderation in the upload pipeline', function () {
     expect((await getWithHost(res.body.data.url)).status).to.equal(451);
   });
 
+  it('keeps a quarantined file blocked through a replace until the new content is judged', async () => {
+    const { alice, url, row } = await uploadAndJudge('hard_block');
+    expect((await getWithHost(url)).status).to.equal(451);
+    vision.state.answer = 'down';
+    const form = new FormData();
+    form.append('file', new Blob([pngBytes(1800, 98)]), 'v2.png');
+    expect((await env.api.patch(`/api/user/images/${row.filename}/replace`, { key: alice.apiKey, body: form })).status).to.equal(200);
+    expect((await getWithHost(url)).status).to.equal(451);
+    vision.state.answer = 'allow';
+    const queue = env.container.jobs.queue('moderation');
+    const [after] = await env.container.db.select().from(files).where(eq(files.id, row.id));
+    const job = await queue.getJob(`moderate-${row.id}-${after!.objectKey.slice(after!.objectKey.lastIndexOf('/') + 1)}`);
+    await eventually(async () => ['delayed', 'waiting', 'completed'].includes(await job!.getState()));
+    if ((await job!.getState()) === 'delayed') await job!.promote();
+    await eventually(async () => (await getWithHost(url)).status === 200);
+  });
+
   it('checks the new content after a replace', async () => {
     const { alice, url, row } = await uploadAndJudge('allow');
     vision.state.answer = 'hard_block';
