@@ -139,7 +139,7 @@ export const files = pgTable(
     index('files_deletion_token_idx').on(t.deletionTokenHash),
     index('files_expires_idx').on(t.expiresAt).where(sql`${t.expiresAt} is not null`),
     // Content not judged yet, for the sweep that re-queues moderation checks that were lost.
-    index('files_unjudged_idx').on(t.createdAt).where(sql`${t.moderatedAt} is null`),
+    index('files_unjudged_idx').on(t.id).where(sql`${t.moderatedAt} is null`),
     index('files_flagged_idx')
       .on(t.moderatedAt)
       .where(sql`${t.moderationVerdict} in ('soft_flag', 'hard_block') and ${t.moderationReviewedAt} is null`),

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, getTableColumns, inArray, isNull, lte, type SQL, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, getTableColumns, gt, inArray, isNull, lte, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { accounts, files, type FileRow } from '../db/schema.js';
 import { AppError } from '../errors.js';
@@ -270,12 +270,23 @@ export class FileRepository {
     return row;
   }
 
-  /** Files of the given types still without a verdict since before `cutoff` (stored or replaced). */
-  async unjudged(mimePattern: string, cutoff: Date, limit: number): Promise<FileRow[]> {
+  /**
+   * Files of the given types still without a verdict since before `cutoff` (stored or replaced),
+   * one page after the id `after` (keyset: a page never repeats, however many stay unjudged).
+   */
+  async unjudged(mimePattern: string, cutoff: Date, limit: number, after?: string): Promise<FileRow[]> {
     return this.db
       .select()
       .from(files)
-      .where(and(isNull(files.moderatedAt), sql`${files.mimeType} ~ ${mimePattern}`, sql`coalesce(${files.updatedAt}, ${files.createdAt}) < ${cutoff}`))
+      .where(
+        and(
+          isNull(files.moderatedAt),
+          sql`${files.mimeType} ~ ${mimePattern}`,
+          sql`coalesce(${files.updatedAt}, ${files.createdAt}) < ${cutoff}`,
+          after === undefined ? undefined : gt(files.id, after),
+        ),
+      )
+      .orderBy(asc(files.id))
       .limit(limit);
   }
 

@@ -95,7 +95,7 @@ function readHead(body: Readable, size: number): Promise<Buffer> {
     const chunks: Buffer[] = [];
     let length = 0;
     const settle = (err?: unknown) => {
-      body.off('readable', onReadable).off('end', onEnd).off('error', onError);
+      body.off('readable', onReadable).off('end', onEnd).off('error', onError).off('close', onClose);
       if (err !== undefined) reject(err);
       else resolve(Buffer.concat(chunks, length));
     };
@@ -109,6 +109,8 @@ function readHead(body: Readable, size: number): Promise<Buffer> {
     };
     const onEnd = () => settle();
     const onError = (err: unknown) => settle(err);
-    body.on('readable', onReadable).once('end', onEnd).once('error', onError);
+    // Destroyed without an error: it will never end, and nothing more will come.
+    const onClose = () => settle(new Error('The body closed before it ended'));
+    body.on('readable', onReadable).once('end', onEnd).once('error', onError).once('close', onClose);
   });
 }

@@ -71,13 +71,19 @@ export class ModerationService {
   async requeueLost(now = Date.now()): Promise<number> {
     if (!this.deps.config.enabled) return 0;
     const queue = this.deps.jobs.queue(JOBS['moderation.check'].queue);
+    const cutoff = new Date(now - LOST_AFTER_MS);
     let requeued = 0;
-    for (const file of await this.deps.files.unjudged(MODERATED_TYPES.source, new Date(now - LOST_AFTER_MS), SWEEP_BATCH)) {
-      if (await queue.getJob(checkJobId(file))) continue;
-      await this.enqueue(file);
-      requeued += 1;
+    let after: string | undefined;
+    for (;;) {
+      const page = await this.deps.files.unjudged(MODERATED_TYPES.source, cutoff, SWEEP_BATCH, after);
+      for (const file of page) {
+        if (await queue.getJob(checkJobId(file))) continue;
+        await this.enqueue(file);
+        requeued += 1;
+      }
+      if (page.length < SWEEP_BATCH) return requeued;
+      after = page.at(-1)!.id;
     }
-    return requeued;
   }
 
   /** Whether serving must wait: quarantined files never, pending ones when so configured. */

@@ -48,6 +48,15 @@ describe('sniffBody', () => {
     expect(error).to.include({ status: 400 });
   });
 
+  it('fails, rather than waits for ever, on a body destroyed before its head arrived', async () => {
+    const source = new PassThrough();
+    source.write(pngBytes(100, 1));
+    setTimeout(() => source.destroy(), 10);
+    let error: unknown;
+    await sniffBody(source).catch((err: unknown) => (error = err));
+    expect(error).to.be.instanceOf(Error);
+  });
+
   it('refuses what is not an image when an image is required', async () => {
     const text = new PassThrough();
     text.end(Buffer.from('just text\n'));

@@ -1,1 +1,1 @@
-CREATE INDEX "files_unjudged_idx" ON "files" USING btree ("created_at") WHERE "files"."moderated_at" is null;
+CREATE INDEX "files_unjudged_idx" ON "files" USING btree ("id") WHERE "files"."moderated_at" is null;
