@@ -43,6 +43,8 @@ export async function openNotificationStream(ctx: AppContext, account: AccountRo
     stream.end();
   };
   ctx.req.once('close', close);
+  // The client may have left already, while the request was being authenticated.
+  if (ctx.req.destroyed || ctx.res.destroyed) close();
 
   // Where this stream starts: after what the client saw, or (a fresh stream) after the newest
   // notification — read before subscribing, so whatever is created meanwhile is replayed below.
