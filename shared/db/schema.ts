@@ -140,9 +140,11 @@ export const files = pgTable(
     index('files_expires_idx').on(t.expiresAt).where(sql`${t.expiresAt} is not null`),
     // Content not judged yet, for the sweep that re-queues moderation checks that were lost.
     index('files_unjudged_idx').on(t.id).where(sql`${t.moderatedAt} is null`),
+    // The review list: flagged or blocked content, and files held in quarantine while new content
+    // awaits its verdict.
     index('files_flagged_idx')
       .on(t.moderatedAt)
-      .where(sql`${t.moderationVerdict} in ('soft_flag', 'hard_block') and ${t.moderationReviewedAt} is null`),
+      .where(sql`(${t.moderationVerdict} in ('soft_flag', 'hard_block') or ${t.quarantined}) and ${t.moderationReviewedAt} is null`),
   ],
 );
 

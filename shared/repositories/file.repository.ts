@@ -290,13 +290,16 @@ export class FileRepository {
       .limit(limit);
   }
 
-  /** Flagged and quarantined files that no administrator has reviewed yet, newest first. */
+  /**
+   * Flagged and quarantined files that no administrator has reviewed yet: those still awaiting a
+   * verdict on new content first, then newest first. (The condition is the partial index's.)
+   */
   async flagged(limit: number): Promise<FileRow[]> {
     return this.db
       .select()
       .from(files)
-      .where(and(inArray(files.moderationVerdict, ['soft_flag', 'hard_block']), isNull(files.moderationReviewedAt)))
-      .orderBy(desc(files.moderatedAt))
+      .where(sql`(${files.moderationVerdict} in ('soft_flag', 'hard_block') or ${files.quarantined}) and ${files.moderationReviewedAt} is null`)
+      .orderBy(sql`${files.moderatedAt} desc nulls first`)
       .limit(limit);
   }
 

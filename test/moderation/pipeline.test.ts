@@ -195,6 +195,8 @@ describe('moderation in the upload pipeline', function () {
     form.append('file', new Blob([pngBytes(1800, 98)]), 'v2.png');
     expect((await env.api.patch(`/api/user/images/${row.filename}/replace`, { key: alice.apiKey, body: form })).status).to.equal(200);
     expect((await getWithHost(url)).status).to.equal(451);
+    // Still blocked, so still on the administrators' list, though its new content has no verdict yet.
+    expect((await env.container.services.moderation.flagged()).map((f) => f.id)).to.include(row.id);
     vision.state.answer = 'allow';
     const queue = env.container.jobs.queue('moderation');
     const [after] = await env.container.db.select().from(files).where(eq(files.id, row.id));

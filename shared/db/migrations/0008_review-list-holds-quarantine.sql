@@ -1,0 +1,2 @@
+DROP INDEX "files_flagged_idx";--> statement-breakpoint
+CREATE INDEX "files_flagged_idx" ON "files" USING btree ("moderated_at") WHERE ("files"."moderation_verdict" in ('soft_flag', 'hard_block') or "files"."quarantined") and "files"."moderation_reviewed_at" is null;
