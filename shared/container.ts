@@ -71,7 +71,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     polls: new PollRepository(database.db),
   };
   const fileCache = new FileCache();
-  const accounts = new AccountService(repositories.accounts, plans, box, config.apiKeyRegenerationsPerMonth);
+  const accounts = new AccountService(repositories.accounts, plans, box, config.apiKeyRegenerationsPerMonth, urls.ownLabels());
   const folders = new FolderService(repositories.folders, plans);
   const folderKeys = new FolderKeyService(repositories.folderKeys, folders, plans, box);
   const uploadAuth = new UploadAuthService(accounts, folderKeys);

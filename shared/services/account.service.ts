@@ -46,12 +46,15 @@ export class AccountService {
     private readonly plans: Plans,
     private readonly box: SecretBox,
     private readonly regenerationsPerMonth: number,
+    /** labels of this deployment's own hosts under the site (see FileUrls.ownLabels) */
+    private readonly ownLabels: readonly string[] = [],
   ) {}
 
   async create(input: z.input<typeof newAccountSchema>): Promise<{ account: AccountRow; apiKey: string }> {
     const parsed = newAccountSchema.safeParse(input);
     if (!parsed.success) throw AppError.badRequest(parsed.error.issues.map((i) => i.message).join('; '));
     const { username, password, email, plan } = parsed.data;
+    if (this.ownLabels.includes(username)) throw AppError.badRequest('this username is reserved');
     const apiKey = generateApiKey();
     try {
       const account = await this.accounts.create({

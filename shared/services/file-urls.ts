@@ -98,6 +98,13 @@ export class FileUrls {
     return `${this.standardBase(username)}/${encodeURIComponent(filename)}`;
   }
 
+  /** Labels under the site that name hosts of the service itself (BASE_URL at api.{site}): never usernames. */
+  ownLabels(): string[] {
+    const suffix = `.${this.site.hostname}`;
+    const label = this.base.hostname.endsWith(suffix) ? this.base.hostname.slice(0, -suffix.length) : '';
+    return /^[a-z0-9-]+$/.test(label) ? [label] : [];
+  }
+
   /**
    * Classifies a request's host name (without port; a trailing dot is the same name). The site's
    * and the API's own names are the service, and so are a bare IP address and localhost (health

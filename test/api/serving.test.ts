@@ -135,3 +135,24 @@ describe('serving hosted files', () => {
     expect((await getWithHost(`${site}/s/zzzzzzz`)).status).to.equal(404);
   });
 });
+
+describe('an API host under the site (BASE_URL api.{site})', () => {
+  let env: TestEnv;
+  before(async () => {
+    env = await createTestEnv({ env: { SITE_URL: 'http://example.test', BASE_URL: 'http://files-api.example.test' } });
+  });
+  after(() => env.close());
+
+  it('is the service, never a user\'s subdomain, and its label cannot be registered', async () => {
+    const { port } = new URL(env.web.url);
+    const ping = await getWithHost('http://files-api.example.test/api/ping', {}, 'GET', Number(port));
+    expect(ping.status).to.equal(200);
+    let error: unknown;
+    await env.container.services.accounts
+      .create({ username: 'files-api', password: 'long-enough-pw' })
+      .catch((err: unknown) => (error = err));
+    expect(error).to.include({ status: 400 });
+    expect((error as Error).message).to.match(/reserved/);
+    expect((await env.container.services.accounts.create({ username: 'files-app', password: 'long-enough-pw' })).account.username).to.equal('files-app');
+  });
+});
