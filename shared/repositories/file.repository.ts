@@ -1,6 +1,7 @@
 import { and, asc, count, desc, eq, getTableColumns, gt, inArray, isNull, lte, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { accounts, files, type FileRow } from '../db/schema.js';
+import { prepareSql } from '../db/prepared-sql.js';
 import { AppError } from '../errors.js';
 import { secondsUntilNextUtcDay, utcDay } from '../time.js';
 import { whileFolderExists } from './pg-errors.js';
@@ -52,7 +53,37 @@ function fromRow(raw: Record<string, unknown>): FileRow {
 
 /** All SQL on files. Reads and writes for an account always name it; anonymous files have none. */
 export class FileRepository {
-  constructor(private readonly db: Database) {}
+  // Every account upload runs this; prepared, it is planned once per connection, not per upload.
+  private readonly insertChargedStatement;
+
+  constructor(private readonly db: Database) {
+    const p = (name: keyof NewFile | 'day' | 'dailyLimit' | 'storageLimit') => sql.placeholder(name);
+    this.insertChargedStatement = prepareSql(
+      db,
+      'file_insert_charged',
+      sql`
+        with charged as (
+          update accounts set
+            storage_used = storage_used + ${p('size')}::bigint,
+            file_count = file_count + 1,
+            upload_count = upload_count + 1,
+            last_used_at = now(),
+            usage_day_count = case when usage_day = ${p('day')}::date then usage_day_count + 1 else 1 end,
+            usage_day = ${p('day')}::date
+          where id = ${p('accountId')}::uuid
+            and storage_used + ${p('size')}::bigint <= ${p('storageLimit')}::bigint
+            and (usage_day is distinct from ${p('day')}::date or usage_day_count < ${p('dailyLimit')}::int)
+          returning id
+        )
+        insert into files (account_id, folder_id, filename, original_name, object_key, short_code, size, mime_type,
+                           source, url_format, expires_at, expiry, deletion_token_hash)
+        select charged.id, ${p('folderId')}::uuid, ${p('filename')}, ${p('originalName')}, ${p('objectKey')},
+               ${p('shortCode')}, ${p('size')}::bigint, ${p('mimeType')}, ${p('source')}, ${p('urlFormat')},
+               ${p('expiresAt')}::timestamptz, ${p('expiry')}, ${p('deletionTokenHash')}
+        from charged
+        returning *`,
+    );
+  }
 
   /**
    * Records an upload and charges it in one statement: the account row is updated only while
@@ -66,28 +97,15 @@ export class FileRepository {
       return row!;
     }
     const day = utcDay();
-    const result = await this.db.execute(sql`
-      with charged as (
-        update accounts set
-          storage_used = storage_used + ${file.size}::bigint,
-          file_count = file_count + 1,
-          upload_count = upload_count + 1,
-          last_used_at = now(),
-          usage_day_count = case when usage_day = ${day}::date then usage_day_count + 1 else 1 end,
-          usage_day = ${day}::date
-        where id = ${file.accountId}::uuid
-          and storage_used + ${file.size}::bigint <= ${charge.storageLimit}::bigint
-          and (usage_day is distinct from ${day}::date or usage_day_count < ${charge.dailyLimit}::int)
-        returning id
-      )
-      insert into files (account_id, folder_id, filename, original_name, object_key, short_code, size, mime_type,
-                         source, url_format, expires_at, expiry, deletion_token_hash)
-      select charged.id, ${file.folderId ?? null}::uuid, ${file.filename}, ${file.originalName}, ${file.objectKey},
-             ${file.shortCode}, ${file.size}::bigint, ${file.mimeType}, ${file.source}, ${file.urlFormat},
-             ${file.expiresAt ?? null}::timestamptz, ${file.expiry ?? null}, ${file.deletionTokenHash}
-      from charged
-      returning *`);
-    const [raw] = (result as unknown as { rows: Record<string, unknown>[] }).rows;
+    const [raw] = await this.insertChargedStatement({
+      ...file,
+      folderId: file.folderId ?? null,
+      expiresAt: file.expiresAt ?? null,
+      expiry: file.expiry ?? null,
+      day,
+      dailyLimit: charge.dailyLimit,
+      storageLimit: charge.storageLimit,
+    });
     if (raw) return fromRow(raw);
     const [account] = await this.db.select().from(accounts).where(eq(accounts.id, file.accountId));
     if (account?.usageDay === day && account.usageDayCount >= charge.dailyLimit) {

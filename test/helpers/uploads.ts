@@ -33,18 +33,15 @@ export async function upload(env: TestEnv, options: UploadOptions = {}): Promise
   });
 }
 
-/** Every object file under the local driver's root, temp files included. */
+/** Every object file under the local driver's root. */
 export async function storedObjects(env: TestEnv): Promise<string[]> {
   const root = env.container.config.storage.localRoot;
-  const found: string[] = [];
-  for (const dir of ['objects', '.tmp']) {
-    try {
-      for (const name of await readdir(path.join(root, dir))) found.push(`${dir}/${name}`);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    }
+  try {
+    return (await readdir(path.join(root, 'objects'))).map((name) => `objects/${name}`);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    return [];
   }
-  return found;
 }
 
 export async function fileRowsOf(env: TestEnv, accountId: string | null) {
