@@ -13,8 +13,7 @@ export function requestContext(logger: Logger): Middleware<AppState> {
     ctx.state.requestId = requestId;
     ctx.set('X-Request-Id', requestId);
     const started = performance.now();
-    const runIn = process.env.X_NOALS ? (_: unknown, f: () => Promise<void>) => f() : logContext.run.bind(logContext);
-    await runIn({ reqId: requestId }, async () => {
+    await logContext.run({ reqId: requestId }, async () => {
       try {
         await next();
         // Time to the first byte of the answer, for operators' tools (and the benchmarks).
