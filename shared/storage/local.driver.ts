@@ -6,8 +6,10 @@ import { pipeline } from 'node:stream/promises';
 import { ByteLimit } from './byte-limit.js';
 import type { ByteRange, ObjectBody, PutOptions, StorageDriver, StoredObject } from './storage-driver.js';
 
-// Larger writes than the default 16 KiB made a plain pipe about 1.5x faster on this kind of machine.
-const WRITE_HIGH_WATER_MARK = 1024 * 1024;
+// Larger writes than the default 16 KiB made a plain pipe about 1.5x faster on this kind of machine,
+// and 4 MiB rather than 1 MiB lets a big upload keep reading while a write is in flight (3 of 4
+// bench runs at 0.81-0.90 of the bare pipe instead of 0.42-0.45; peak RSS growth stays under 22 MB).
+const WRITE_HIGH_WATER_MARK = 4 * 1024 * 1024;
 
 /**
  * Objects as files under `root`. A put writes straight to the object's own path: keys are fresh and
