@@ -81,11 +81,11 @@ export async function run(): Promise<{ title: string; rows: BenchRow[] }> {
     // would pay for it.
     const small = imageChunk(SMALL);
     const koa = await startBaseline('scripts/bench/baselines/koa-multer-server.ts');
-    const smallContenders = [
-      { url: koa.url, key: undefined, rps: [] as number[], latencies: [] as number[] },
-      { url: upload, key: service.apiKey, rps: [] as number[], latencies: [] as number[] },
-    ];
-    const measure = async (contender: (typeof smallContenders)[number], total: number) => {
+    type Contender = { url: string; key?: string; rps: number[]; latencies: number[] };
+    const baseline: Contender = { url: koa.url, rps: [], latencies: [] };
+    const service100k: Contender = { url: upload, key: service.apiKey, rps: [], latencies: [] };
+    const smallContenders = [baseline, service100k];
+    const measure = async (contender: Contender, total: number) => {
       const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
       const call = () => multipartUpload(contender.url, SMALL, { chunk: small, agent, ...(contender.key ? { key: contender.key } : {}) });
       const result = await concurrently(total, CONCURRENCY, call);
@@ -103,8 +103,7 @@ export async function run(): Promise<{ title: string; rows: BenchRow[] }> {
       }
     }
     await koa.stop();
-    const [baseline, service100k] = smallContenders as [(typeof smallContenders)[number], (typeof smallContenders)[number]];
-    const rps = (c: { rps: number[] }) => percentile(c.rps, 50);
+    const rps = (c: Contender) => percentile(c.rps, 50);
     const p50 = percentile(service100k.latencies, 50);
     const p99 = percentile(service100k.latencies, 99);
     rows.push(
