@@ -4,10 +4,18 @@ import { Agent, request } from 'node:http';
 // PNG signature and a complete IHDR chunk (1x1, 8-bit RGB, with its CRC).
 const PNG_HEAD = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010802000000907753de', 'hex');
 
-/** Pseudo-random bytes that start like a PNG, so type sniffing sees an image. */
+/**
+ * Pseudo-random bytes that start like a PNG: signature, IHDR, then an IDAT chunk holding the rest.
+ * Type sniffing sees an image every time (random bytes where the next chunk header belongs made
+ * half of the bodies unrecognisable, so whether uploads were moderated changed from run to run),
+ * and the moderation service cannot decode the data, so it answers at once without inference.
+ */
 export function imageChunk(size: number): Buffer {
   const chunk = randomBytes(size);
   PNG_HEAD.copy(chunk, 0);
+  const idat = PNG_HEAD.length;
+  chunk.writeUInt32BE(size - idat - 12, idat);
+  chunk.write('IDAT', idat + 4, 'latin1');
   return chunk;
 }
 
