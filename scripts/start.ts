@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { setPriority } from 'node:os';
 import path from 'node:path';
 import { startWebServer } from '../api/server.js';
 import { loadConfig } from '../shared/config.js';
@@ -11,6 +12,8 @@ import { QUEUE_NAMES } from '../shared/jobs.js';
 import { handlers } from '../workers/handlers/index.js';
 import { startWorkers } from '../workers/worker-pool.js';
 import { hasRedisServer, redisAnswers, startRedisServer, type LocalRedis } from './lib/redis-server.js';
+
+const VISION_NICENESS = 10;
 
 // `npm start`: the whole service in one process on the embedded defaults (PGlite, local disk).
 let config = loadConfig();
@@ -45,6 +48,9 @@ const vision = spawn(process.execPath, ['--import', 'tsx', 'api/moderation/main.
   env: { ...process.env, REDIS_URL: config.redisUrl },
   stdio: ['ignore', 'ignore', 'inherit'],
 });
+// Judging is queued background work: when the machine is busy, uploads and serving go first and the
+// checks catch up afterwards (a real image costs the model ~70 ms of CPU, an upload ~2 ms).
+if (vision.pid) setPriority(vision.pid, VISION_NICENESS);
 
 process.stdout.write(
   [

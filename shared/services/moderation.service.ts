@@ -98,11 +98,10 @@ export class ModerationService {
   async check(fileId: string, objectKey: string): Promise<Verdict | 'skipped' | 'gone'> {
     const file = await this.deps.files.findById(fileId);
     if (!file || file.objectKey !== objectKey) return 'gone';
-    const stored = await this.deps.storage.head(objectKey);
-    if (!stored) return 'gone';
     const maxBytes = await this.visionMaxBytes();
-    // The service would refuse it (413) after receiving that much: do not send it at all.
-    if (maxBytes !== undefined && stored.size > maxBytes) return this.recordUnjudged(fileId, objectKey, { reason: 'larger than the service accepts' });
+    // The service would refuse it (413) after receiving that much: do not send it at all. The row's
+    // size is that of this object key's content (a replace stores a new key).
+    if (maxBytes !== undefined && file.size > maxBytes) return this.recordUnjudged(file, { reason: 'larger than the service accepts' });
     const object = await this.deps.storage.get(objectKey);
     if (!object) return 'gone';
     const { status, body } = await postMultipart(
@@ -111,24 +110,35 @@ export class ModerationService {
       VISION_TIMEOUT_MS,
     );
     // The service cannot judge this content (corrupt, unsupported, too large): record that and move on.
-    if (CANNOT_JUDGE.has(status)) return this.recordUnjudged(fileId, objectKey, { status, body });
+    if (CANNOT_JUDGE.has(status)) return this.recordUnjudged(file, { status, body });
     const verdict = (body as { verdict?: string }).verdict as Verdict;
     if (status !== 200 || !VERDICTS.includes(verdict)) throw new Error(`moderation service answered ${status}`);
     const score = Number((body as { score?: number }).score ?? 0);
-    const updated = await this.deps.files.recordModeration(fileId, objectKey, { verdict, score, quarantined: verdict === 'hard_block' });
+    const updated = await this.record(file, { verdict, score, quarantined: verdict === 'hard_block' });
     if (!updated) return 'gone';
-    // Cached lookups of the file (pending, or now quarantined) must not outlive the verdict.
-    const owner = await this.ownerOf(updated);
-    await this.deps.purges.fileChanged(updated, owner);
-    if (verdict === 'hard_block' && owner) await this.notifyBlocked(updated, owner);
+    if (verdict === 'hard_block' && updated.owner) await this.notifyBlocked(updated.file, updated.owner);
     return verdict;
   }
 
-  private async recordUnjudged(fileId: string, objectKey: string, why: Record<string, unknown>): Promise<'skipped'> {
-    this.deps.logger.warn({ fileId, ...why }, 'the moderation service cannot judge a file');
-    const judged = await this.deps.files.recordModeration(fileId, objectKey, { verdict: null, score: null, quarantined: false });
-    if (judged) await this.deps.purges.fileChanged(judged, await this.ownerOf(judged));
-    return 'skipped';
+  private async recordUnjudged(file: FileRow, why: Record<string, unknown>): Promise<'skipped' | 'gone'> {
+    this.deps.logger.warn({ fileId: file.id, ...why }, 'the moderation service cannot judge a file');
+    return (await this.record(file, { verdict: null, score: null, quarantined: false })) ? 'skipped' : 'gone';
+  }
+
+  /**
+   * Stores a verdict for the content `file` was read with (undefined when it has changed since).
+   * Cached lookups and CDN copies are purged only when what is served changed: a quarantine set or
+   * lifted, or any verdict while pending files are held. For most uploads the verdict changes no
+   * answer, and a purge job each would double the queue work of every upload.
+   */
+  private async record(file: FileRow, result: Parameters<FileRepository['recordModeration']>[2]) {
+    const updated = await this.deps.files.recordModeration(file.id, file.objectKey, result);
+    if (!updated) return undefined;
+    const servingChanged = updated.quarantined !== file.quarantined || this.deps.config.holdPending;
+    // The owner is needed to name the file's URLs in a purge, and to be told of a block.
+    const owner = servingChanged || updated.quarantined ? await this.ownerOf(updated) : null;
+    if (servingChanged) await this.deps.purges.fileChanged(updated, owner);
+    return { file: updated, owner };
   }
 
   /** The service's max_file_size_mb in bytes, from its /info (cached); undefined when it does not say. */

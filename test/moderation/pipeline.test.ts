@@ -99,6 +99,19 @@ describe('moderation in the upload pipeline', function () {
     expect((await env.container.services.moderation.flagged()).map((f) => f.id)).not.to.include(row.id);
   });
 
+  it('purges cached copies only when the verdict changes what is served', async () => {
+    const purgedFor = async (filename: string) => {
+      const jobs = await env.container.jobs.queue('cache-purge').getJobs(['waiting', 'active', 'completed', 'delayed', 'failed']);
+      return jobs.some((job) => (job.data as { keys: string[] }).keys.some((key) => key.endsWith(`:${filename}`)));
+    };
+    const allowed = await uploadAndJudge('allow');
+    const unjudged = await uploadAndJudge('refuse');
+    const blocked = await uploadAndJudge('hard_block');
+    await eventually(() => purgedFor(blocked.row.filename));
+    expect(await purgedFor(allowed.row.filename)).to.equal(false);
+    expect(await purgedFor(unjudged.row.filename)).to.equal(false);
+  });
+
   it('records content the service cannot judge without retrying', async () => {
     const { row } = await uploadAndJudge('refuse');
     expect(row.moderationVerdict).to.equal(null);

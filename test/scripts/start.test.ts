@@ -1,11 +1,22 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { getPriority, tmpdir } from 'node:os';
 import path from 'node:path';
 import { redisAnswers } from '../../scripts/lib/redis-server.js';
 import { freePort } from '../helpers/ports.js';
 import { runScript } from '../helpers/run-script.js';
+
+/** The pid of a child of `parent` whose command line mentions `script` (Linux /proc). */
+async function childRunning(parent: number, script: string): Promise<number> {
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    const cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
+    if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === parent && cmdline.includes(script)) return Number(entry);
+  }
+  throw new Error(`no child of ${parent} runs ${script}`);
+}
 
 describe('npm start (all in one, embedded defaults)', function () {
   this.timeout(120_000);
@@ -58,6 +69,9 @@ describe('npm start (all in one, embedded defaults)', function () {
         if (!health?.ok) await new Promise((r) => setTimeout(r, 200));
       }
       expect(health?.status).to.equal(200);
+      // ...at a lower CPU priority than the web process: judging waits when the machine is busy.
+      const visionPid = await childRunning(child.pid!, 'api/moderation/main.ts');
+      expect(getPriority(visionPid) - getPriority(child.pid!)).to.equal(10);
 
       child.kill('SIGINT');
       expect(await exited).to.equal(0);

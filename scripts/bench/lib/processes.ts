@@ -4,6 +4,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { JobQueues, QUEUE_NAMES } from '../../../shared/jobs.js';
+import { createRedis } from '../../../shared/redis.js';
 import { freePort } from '../../lib/ports.js';
 import { onCleanup } from './cleanup.js';
 
@@ -84,6 +86,8 @@ export interface BenchService {
   apiKey: string;
   env: Record<string, string>;
   database: string;
+  /** Resolves once the service's queues hold no waiting or running job: its background work is done. */
+  idle(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -120,12 +124,31 @@ export async function startService(extraEnv: Record<string, string> = {}): Promi
     apiKey: JSON.parse(created).apiKey,
     env,
     database: env.DATABASE_URL ? 'postgres' : 'pglite',
+    idle: () => queuesIdle(env.REDIS_URL!, env.REDIS_PREFIX ?? 'hfs'),
     async stop() {
       await stopProcess(child);
       await dropDatabase();
       await removeDataDir();
     },
   };
+}
+
+async function queuesIdle(redisUrl: string, prefix: string, timeoutMs = 300_000) {
+  const redis = createRedis(redisUrl);
+  const jobs = new JobQueues(redis, prefix);
+  try {
+    await redis.connect();
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const counts = await Promise.all(QUEUE_NAMES.map((name) => jobs.queue(name).getJobCounts('waiting', 'active', 'prioritized')));
+      if (counts.every((c) => Object.values(c).every((n) => n === 0))) return;
+      if (Date.now() > deadline) throw new Error(`the service's queues were still busy after ${timeoutMs / 1000} s`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  } finally {
+    await jobs.close();
+    redis.disconnect();
+  }
 }
 
 async function waitForOk(url: string, timeoutMs = 120_000) {
