@@ -1,0 +1,113 @@
+import { open, type FileHandle } from 'node:fs/promises';
+import { Writable } from 'node:stream';
+
+/**
+ * A new file as a Writable that writes behind its input: a chunk is accepted at once while less
+ * than `ahead` bytes wait for the disk, so the sender keeps being read while the previous batch is
+ * being written. (fs.WriteStream holds its input back until every byte it took has been written,
+ * which leaves the reading thread and the writing one taking turns.) At most one write is in flight;
+ * what arrives meanwhile is written next, in one writev.
+ */
+export class FileWriter extends Writable {
+  /** Whether this writer created the file (the open succeeded): only then is it its to remove. */
+  created = false;
+  private handle: FileHandle | undefined;
+  private queued: Buffer[] = [];
+  private queuedBytes = 0;
+  private inFlight: Promise<void> | undefined;
+  private failure: Error | undefined;
+  private heldBack: ((err?: Error | null) => void) | undefined;
+
+  constructor(
+    private readonly path: string,
+    private readonly ahead: number,
+  ) {
+    // Backpressure comes from `ahead`: the stream's own buffer only holds a chunk held back.
+    super({ highWaterMark: 64 * 1024 });
+  }
+
+  override _construct(callback: (err?: Error | null) => void) {
+    // 'wx': a key is written once; an existing file is never overwritten.
+    open(this.path, 'wx').then((handle) => {
+      this.handle = handle;
+      this.created = true;
+      callback();
+    }, callback);
+  }
+
+  override _write(chunk: Buffer, _enc: BufferEncoding, callback: (err?: Error | null) => void) {
+    if (this.failure) return callback(this.failure);
+    this.queued.push(chunk);
+    this.queuedBytes += chunk.length;
+    this.pump();
+    if (this.queuedBytes < this.ahead) callback();
+    else this.heldBack = callback;
+  }
+
+  override _final(callback: (err?: Error | null) => void) {
+    this.settled().then(() => this.handle!.close()).then(() => callback(), callback);
+  }
+
+  override _destroy(err: Error | null, callback: (err?: Error | null) => void) {
+    const handle = this.handle;
+    this.handle = undefined;
+    // Wait for the write in flight: the file must be closed before anyone removes it.
+    (this.inFlight ?? Promise.resolve())
+      .catch(() => undefined)
+      .then(() => handle?.close())
+      .then(() => callback(err), () => callback(err));
+  }
+
+  /** Resolves once everything queued is on disk; rejects with the first write error. */
+  private async settled(): Promise<void> {
+    while (this.inFlight) await this.inFlight;
+    if (this.failure) throw this.failure;
+  }
+
+  private pump() {
+    if (this.inFlight || this.failure || this.queued.length === 0) return;
+    const batch = this.queued;
+    const bytes = this.queuedBytes;
+    this.queued = [];
+    this.inFlight = writeAll(this.handle!, batch).then(
+      () => {
+        this.queuedBytes -= bytes;
+        this.inFlight = undefined;
+        this.release();
+        this.pump();
+      },
+      (err: Error) => {
+        this.failure = err;
+        this.inFlight = undefined;
+        // Fail the stream now, not at its next chunk: the sender may be slow to send one.
+        if (this.heldBack) this.release(err);
+        else this.destroy(err);
+      },
+    );
+  }
+
+  private release(err?: Error) {
+    if (!this.heldBack || (!err && this.queuedBytes >= this.ahead)) return;
+    const callback = this.heldBack;
+    this.heldBack = undefined;
+    callback(err);
+  }
+}
+
+/** writev until every byte is written (a write may take only part of what it was given). */
+async function writeAll(handle: FileHandle, buffers: Buffer[]): Promise<void> {
+  let rest = buffers;
+  while (rest.length > 0) {
+    const { bytesWritten } = await handle.writev(rest);
+    rest = skipBytes(rest, bytesWritten);
+  }
+}
+
+function skipBytes(buffers: Buffer[], count: number): Buffer[] {
+  let skipped = count;
+  let i = 0;
+  while (i < buffers.length && skipped >= buffers[i]!.length) skipped -= buffers[i++]!.length;
+  const rest = buffers.slice(i);
+  if (skipped > 0) rest[0] = rest[0]!.subarray(skipped);
+  return rest;
+}
