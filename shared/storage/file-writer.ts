@@ -52,8 +52,9 @@ export class FileWriter extends Writable {
   }
 
   override _destroy(err: Error | null, callback: (err?: Error | null) => void) {
-    // Wait for the write in flight: the file must be closed before anyone removes it.
-    (this.inFlight ?? Promise.resolve())
+    // Wait for the write in flight (no other starts once destroyed): the descriptor must not be
+    // closed under it, and the file must be closed before anyone removes it.
+    this.drained()
       .then(() => this.closeFile())
       .then(() => callback(err), () => callback(err));
   }
@@ -64,14 +65,19 @@ export class FileWriter extends Writable {
     if (fd !== undefined) await closeFd(fd);
   }
 
+  /** Resolves once no write is in flight (a finished write may start the next one). */
+  private async drained(): Promise<void> {
+    while (this.inFlight) await this.inFlight;
+  }
+
   /** Resolves once everything queued is on disk; rejects with the first write error. */
   private async settled(): Promise<void> {
-    while (this.inFlight) await this.inFlight;
+    await this.drained();
     if (this.failure) throw this.failure;
   }
 
   private pump() {
-    if (this.inFlight || this.failure || this.queued.length === 0) return;
+    if (this.inFlight || this.failure || this.destroyed || this.queued.length === 0) return;
     const batch = this.queued;
     const bytes = this.queuedBytes;
     this.queued = [];

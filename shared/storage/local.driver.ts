@@ -7,8 +7,8 @@ import { FileWriter } from './file-writer.js';
 import type { ByteRange, ObjectBody, PutOptions, StorageDriver, StoredObject } from './storage-driver.js';
 
 // How far the disk may fall behind the sender before reading pauses. Writing behind the input
-// (FileWriter) rather than through fs.WriteStream took a 512 MiB upload from 0.35-0.55 of a bare
-// pipe to 0.62-0.95 on this kind of machine; peak RSS growth stays well under the 32 MB budget.
+// (FileWriter) rather than through fs.WriteStream took a 512 MiB upload from 0.42-0.49 of a bare
+// pipe to 0.58-0.89 in the upload bench on this kind of machine (peak RSS growth +3 to +31 MB).
 const WRITE_AHEAD = 4 * 1024 * 1024;
 
 /**
