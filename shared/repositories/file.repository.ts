@@ -55,8 +55,24 @@ function fromRow(raw: Record<string, unknown>): FileRow {
 export class FileRepository {
   // Every account upload runs this; prepared, it is planned once per connection, not per upload.
   private readonly insertChargedStatement;
+  // Every moderation check runs these two: drizzle builds them once instead of per call.
+  private readonly byIdStatement;
+  private readonly recordModerationStatement;
 
   constructor(private readonly db: Database) {
+    this.byIdStatement = db.select().from(files).where(eq(files.id, sql.placeholder('id'))).prepare('file_by_id');
+    this.recordModerationStatement = db
+      .update(files)
+      .set({
+        moderationVerdict: sql`${sql.placeholder('verdict')}`,
+        moderationScore: sql`${sql.placeholder('score')}`,
+        quarantined: sql`${sql.placeholder('quarantined')}`,
+        moderatedAt: sql`now()`,
+        moderationReviewedAt: null,
+      })
+      .where(and(eq(files.id, sql.placeholder('id')), eq(files.objectKey, sql.placeholder('objectKey'))))
+      .returning()
+      .prepare('file_record_moderation');
     const p = (name: keyof NewFile | 'day' | 'dailyLimit' | 'storageLimit') => sql.placeholder(name);
     this.insertChargedStatement = prepareSql(
       db,
@@ -264,7 +280,7 @@ export class FileRepository {
   }
 
   async findById(id: string): Promise<FileRow | undefined> {
-    const [row] = await this.db.select().from(files).where(eq(files.id, id));
+    const [row] = await this.byIdStatement.execute({ id });
     return row;
   }
 
@@ -274,17 +290,13 @@ export class FileRepository {
     objectKey: string,
     result: { verdict: FileRow['moderationVerdict']; score: number | null; quarantined: boolean },
   ): Promise<FileRow | undefined> {
-    const [row] = await this.db
-      .update(files)
-      .set({
-        moderationVerdict: result.verdict,
-        moderationScore: result.score === null ? null : Math.round(result.score),
-        quarantined: result.quarantined,
-        moderatedAt: new Date(),
-        moderationReviewedAt: null,
-      })
-      .where(and(eq(files.id, id), eq(files.objectKey, objectKey)))
-      .returning();
+    const [row] = await this.recordModerationStatement.execute({
+      id,
+      objectKey,
+      verdict: result.verdict,
+      score: result.score === null ? null : Math.round(result.score),
+      quarantined: result.quarantined,
+    });
     return row;
   }
 
