@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises';
 import { expect } from 'chai';
 import { createTestEnv, type TestEnv } from '../helpers/test-env.js';
 
@@ -36,15 +37,20 @@ describe('error handling', () => {
   it('answers an internal failure with a generic 500 and no stack trace', async () => {
     // A database that went away is a real internal failure, not a client error.
     const other = await createTestEnv();
-    const { apiKey: key } = await other.createAccount();
-    await other.container.database.close();
-    const res = await other.api.get('/api/auth/me', { key });
-    expect(res.status).to.equal(500);
-    expect(res.body.success).to.equal(false);
-    expect(res.body.error).to.equal('Internal server error');
-    expect(res.body.requestId).to.equal(res.headers.get('x-request-id'));
-    expect(res.text).not.to.match(/at .*\.(ts|js):\d+/);
-    await other.web.close();
-    await other.container.redis.quit();
+    try {
+      const { apiKey: key } = await other.createAccount();
+      await other.container.database.close();
+      const res = await other.api.get('/api/auth/me', { key });
+      expect(res.status).to.equal(500);
+      expect(res.body.success).to.equal(false);
+      expect(res.body.error).to.equal('Internal server error');
+      expect(res.body.requestId).to.equal(res.headers.get('x-request-id'));
+      expect(res.text).not.to.match(/at .*\.(ts|js):\d+/);
+    } finally {
+      // Its database is closed, so close() cannot run whole: stop the rest and remove its data dir.
+      await other.web.close();
+      await other.container.redis.quit();
+      await rm(other.dataDir, { recursive: true, force: true });
+    }
   });
 });
