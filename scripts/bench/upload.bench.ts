@@ -1,6 +1,6 @@
 import { Agent } from 'node:http';
 import { concurrently, imageChunk, multipartUpload, percentile } from './lib/load.js';
-import { freePort, peakRss, startProcess, startService, stopProcess, tempDir } from './lib/processes.js';
+import { type BenchService, freePort, peakRss, startProcess, startService, stopProcess, tempDir } from './lib/processes.js';
 import type { BenchRow } from './report.js';
 
 const MB = 1024 * 1024;
@@ -35,6 +35,7 @@ export async function run(): Promise<{ title: string; rows: BenchRow[] }> {
   const chunk = imageChunk(MB);
   const upload = `${service.url}/api/upload`;
   const rows: BenchRow[] = [];
+  let unmoderated: BenchService | undefined;
   try {
     // Big upload: throughput ratio (the median of interleaved runs, each round started by another
     // contender) and the web process's peak RSS growth over a 1 MB upload.
@@ -98,12 +99,17 @@ export async function run(): Promise<{ title: string; rows: BenchRow[] }> {
     // who goes first, none starts before the service has worked off the checks its uploads queued,
     // and nobody's files are deleted until all rounds are done: ext4 skips inodes freed in the last
     // minutes when it creates files, so whoever ran right after a mass delete would pay for it.
+    // A second service with moderation off runs the same rounds: its figure is the upload pipeline's
+    // own cost, and the difference to the first is what moderating every upload costs on these cores.
     const small = imageChunk(SMALL);
     const koa = await startBaseline('scripts/bench/baselines/koa-multer-server.ts');
+    unmoderated = await startService({ MODERATION_ENABLED: 'false' });
     type Contender = { url: string; key?: string; rps: number[]; latencies: number[] };
     const baseline: Contender = { url: koa.url, rps: [], latencies: [] };
     const service100k: Contender = { url: upload, key: service.apiKey, rps: [], latencies: [] };
-    const smallContenders = [baseline, service100k];
+    const pipelineOnly: Contender = { url: `${unmoderated.url}/api/upload`, key: unmoderated.apiKey, rps: [], latencies: [] };
+    const smallContenders = [baseline, service100k, pipelineOnly];
+    const bothIdle = () => Promise.all([service.idle(), unmoderated!.idle()]);
     const measure = async (contender: Contender, total: number) => {
       const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
       const call = () => multipartUpload(contender.url, SMALL, { chunk: small, agent, ...(contender.key ? { key: contender.key } : {}) });
@@ -113,14 +119,14 @@ export async function run(): Promise<{ title: string; rows: BenchRow[] }> {
       return result;
     };
     for (const contender of smallContenders) await measure(contender, 200); // warm-up
-    await service.idle();
+    await bothIdle();
     for (let round = 0; round < SMALL_ROUNDS; round++) {
       for (let i = 0; i < smallContenders.length; i++) {
         const contender = smallContenders[(round + i) % smallContenders.length]!;
         const result = await measure(contender, SMALL_PER_ROUND);
         contender.rps.push(SMALL_PER_ROUND / result.seconds);
         contender.latencies.push(...result.latencies);
-        await service.idle();
+        await bothIdle();
       }
     }
     await koa.stop();
@@ -131,11 +137,14 @@ export async function run(): Promise<{ title: string; rows: BenchRow[] }> {
       { name: '100 KB uploads x32, bare Koa+multer', value: rps(baseline), unit: 'req/s' },
       { name: '100 KB uploads x32, service', value: rps(service100k), unit: 'req/s' },
       { name: '100 KB uploads x32, service / baseline', value: rps(service100k) / rps(baseline), unit: 'ratio', target: ['>=', 0.6] },
+      { name: '100 KB uploads x32, service with moderation off', value: rps(pipelineOnly), unit: 'req/s' },
+      { name: '100 KB uploads x32, service with moderation off / baseline', value: rps(pipelineOnly) / rps(baseline), unit: 'ratio' },
       { name: '100 KB uploads x32, service p50', value: p50, unit: 'ms' },
       { name: '100 KB uploads x32, service p99', value: p99, unit: 'ms' },
       { name: '100 KB uploads x32, service p99 / p50', value: p99 / p50, unit: 'ratio', target: ['<=', 4] },
     );
   } finally {
+    await unmoderated?.stop();
     await service.stop();
   }
   return { title: `Uploads (service on ${service.database})`, rows };
