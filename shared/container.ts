@@ -35,6 +35,7 @@ import { UploadAuthService } from './services/upload-auth.service.js';
 import { UploadService } from './services/upload.service.js';
 import { UrlUploadService } from './services/url-upload.service.js';
 import { createStorage } from './storage/index.js';
+import { UploadLoad } from './upload-load.js';
 
 export interface ContainerOptions {
   /** An already open database (tests hand in a per-file clone). */
@@ -60,6 +61,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
 
   const urls = new FileUrls(config.siteUrl, config.baseUrl, box, config.privateLinkTtlSeconds);
   const rateLimits = createRateLimits(redis, config);
+  const uploadLoad = new UploadLoad();
 
   const repositories = {
     accounts: new AccountRepository(database.db),
@@ -143,6 +145,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     plans,
     urls,
     rateLimits,
+    uploadLoad,
     repositories,
     services,
     async close() {

@@ -7,6 +7,8 @@ import type { Redis } from 'ioredis';
  */
 export const QUEUE_NAMES = ['objects', 'expiry', 'url-fetch', 'cache-purge', 'notify', 'moderation'] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];
+/** Queues whose jobs can wait: their workers run one job at a time while this process's uploads burst (UploadLoad). */
+export const YIELDING_QUEUES: readonly QueueName[] = ['moderation'];
 
 export interface JobPayloads {
   /** Delete a stored object; every file delete and replace ends here. */

@@ -2,7 +2,7 @@ import { UnrecoverableError, Worker } from 'bullmq';
 import type { Container } from '../shared/container.js';
 import { isAppError } from '../shared/errors.js';
 import { encodeJobError } from '../shared/job-errors.js';
-import { JOBS, type JobName, type QueueName } from '../shared/jobs.js';
+import { JOBS, type JobName, type QueueName, YIELDING_QUEUES } from '../shared/jobs.js';
 import { logContext } from '../shared/logger.js';
 import { createRedis } from '../shared/redis.js';
 import type { HandlerMap, JobHandler } from './handler.js';
@@ -49,6 +49,12 @@ export async function startWorkers(
         { connection: createRedis(config.redisUrl, 'worker'), prefix: config.redisPrefix, concurrency },
       ),
   );
+  // Moderation checks cost this process as much CPU as the uploads that queue them (and the
+  // moderation service more): during a burst of uploads they go one at a time, and catch up after.
+  const yielding = workers.filter((worker) => YIELDING_QUEUES.includes(worker.name as QueueName));
+  const setPace = (busy: boolean) => yielding.forEach((worker) => (worker.concurrency = busy ? 1 : concurrency));
+  setPace(container.uploadLoad.busy);
+  const stopPacing = container.uploadLoad.onChange(setPace);
   for (const worker of workers) {
     worker.on('failed', (job, err) => logger.warn({ err, job: job?.name, id: job?.id }, 'job failed'));
     worker.on('error', (err) => logger.error({ err }, 'worker error'));
@@ -59,6 +65,7 @@ export async function startWorkers(
   return {
     workers,
     async close() {
+      stopPacing();
       await Promise.all(workers.map((w) => w.close()));
     },
   };

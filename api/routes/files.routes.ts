@@ -2,6 +2,7 @@ import { Router } from '@koa/router';
 import { z } from 'zod';
 import type { Container } from '../../shared/container.js';
 import { validate } from '../../shared/validation.js';
+import { countsAsUpload } from '../middleware/upload-load.middleware.js';
 import { accountOf, type AppState } from '../state.js';
 import { receiveSingleFile } from '../upload/receive-file.js';
 
@@ -18,7 +19,7 @@ const batchMoveSchema = z.object({
 });
 
 /** The account's files: dashboard listing, delete, rename, replace, move. */
-export function filesRoutes({ services }: Container) {
+export function filesRoutes({ services, uploadLoad }: Container) {
   const router = new Router<AppState>();
 
   router.get('/dashboard', async (ctx) => {
@@ -42,7 +43,7 @@ export function filesRoutes({ services }: Container) {
     ctx.body = { success: true, message: 'File renamed', ...result };
   });
 
-  router.patch('/images/:filename/replace', async (ctx) => {
+  router.patch('/images/:filename/replace', countsAsUpload(uploadLoad), async (ctx) => {
     const account = accountOf(ctx);
     // Fail before reading the body when there is nothing to replace.
     await services.files.assertReplaceable(account, ctx.params.filename!);

@@ -5,6 +5,7 @@ import { EXPIRY_OPTIONS, expirySchema } from '../../shared/services/expiry.js';
 import type { UploadResult } from '../../shared/services/upload.service.js';
 import { validate } from '../../shared/validation.js';
 import { uploadAuth } from '../middleware/upload-auth.middleware.js';
+import { countsAsUpload } from '../middleware/upload-load.middleware.js';
 import { type AppContext, type AppState, uploaderOf } from '../state.js';
 import { receiveSingleFile } from '../upload/receive-file.js';
 
@@ -29,6 +30,7 @@ function respond(ctx: AppContext, result: UploadResult) {
 export function uploadRoutes(container: Container) {
   const { services, plans } = container;
   const router = new Router<AppState>({ prefix: '/upload' });
+  const upload = countsAsUpload(container.uploadLoad);
 
   router.get('/config', async (ctx) => {
     const key = ctx.get('x-api-key');
@@ -45,7 +47,7 @@ export function uploadRoutes(container: Container) {
     };
   });
 
-  router.post('/', uploadAuth(container), async (ctx) => {
+  router.post('/', upload, uploadAuth(container), async (ctx) => {
     const uploader = uploaderOf(ctx);
     await services.uploads.assertCanUpload(uploader.account);
     const { file, fields } = await receiveSingleFile(ctx, services.uploads, services.uploads.maxBytesFor(uploader.account));
@@ -53,7 +55,7 @@ export function uploadRoutes(container: Container) {
     respond(ctx, await services.uploads.commit(uploader, file.received, { originalName: file.originalname, expiry: fields.expiry, source }));
   });
 
-  router.post('/url', uploadAuth(container), async (ctx) => {
+  router.post('/url', upload, uploadAuth(container), async (ctx) => {
     const uploader = uploaderOf(ctx);
     const input = validate(urlUploadSchema, ctx.request.body);
     await services.uploads.assertCanUpload(uploader.account);

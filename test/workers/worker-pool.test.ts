@@ -42,6 +42,49 @@ describe('workers', () => {
     }
   });
 
+  it('runs moderation checks one at a time while uploads burst in this process, and catches up after', async () => {
+    const quiet = await createTestEnv();
+    try {
+      const { uploadLoad, jobs } = quiet.container;
+      // Each check runs until the test lets it end.
+      const running = new Map<string, () => void>();
+      let most = 0;
+      const gated: typeof handlers['moderation.check'] = ({ fileId }) =>
+        new Promise((resolve) => {
+          running.set(fileId, () => resolve('skipped'));
+          most = Math.max(most, running.size);
+        });
+      const end = (fileId: string) => {
+        running.get(fileId)!();
+        running.delete(fileId);
+      };
+      const burst = Array.from({ length: 8 }, () => uploadLoad.enter());
+      expect(uploadLoad.busy).to.equal(true);
+      const pool = await startWorkers(quiet.container, ['moderation'], { ...handlers, 'moderation.check': gated });
+      try {
+        for (const fileId of ['a', 'b', 'c', 'd']) await jobs.add('moderation.check', { fileId, objectKey: newObjectKey() });
+        await eventually(async () => running.has('a'), 5000);
+        // Time enough for a worker at full speed to take all four.
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        expect([...running.keys()]).to.deep.equal(['a']);
+        end('a');
+        await eventually(async () => running.has('b'), 5000);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect([...running.keys()]).to.deep.equal(['b']);
+        // The burst ends: from the end of the running check on, the rest run side by side.
+        burst.forEach((leave) => leave());
+        end('b');
+        await eventually(async () => running.size === 2, 5000);
+        expect(most).to.equal(2);
+      } finally {
+        for (const fileId of [...running.keys()]) end(fileId);
+        await pool.close();
+      }
+    } finally {
+      await quiet.close();
+    }
+  });
+
   it('refuses to boot when a job has no handler', async () => {
     const { 'object.delete': _omitted, ...partial } = handlers;
     expect(() => assertHandlers(['objects'], partial)).to.throw(MissingHandlerError, /object\.delete/);
