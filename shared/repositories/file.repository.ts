@@ -1,6 +1,7 @@
 import { and, asc, count, desc, eq, getTableColumns, gt, inArray, isNull, lte, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { accounts, files, type FileRow } from '../db/schema.js';
+import { GroupCommit, oneByOne, type Outcome } from '../db/group-commit.js';
 import { prepareSql } from '../db/prepared-sql.js';
 import { AppError } from '../errors.js';
 import { secondsUntilNextUtcDay, utcDay } from '../time.js';
@@ -37,6 +38,11 @@ export interface UploadCharge {
   storageLimit: number;
 }
 
+interface ChargedUpload {
+  file: NewFile;
+  charge: UploadCharge;
+}
+
 type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
 
 const FILE_COLUMNS = Object.entries(getTableColumns(files));
@@ -55,6 +61,7 @@ function fromRow(raw: Record<string, unknown>): FileRow {
 export class FileRepository {
   // Every account upload runs this; prepared, it is planned once per connection, not per upload.
   private readonly insertChargedStatement;
+  private readonly charges: GroupCommit<ChargedUpload, FileRow>;
   // Every moderation check runs these two: drizzle builds them once instead of per call.
   private readonly byIdStatement;
   private readonly recordModerationStatement;
@@ -73,58 +80,107 @@ export class FileRepository {
       .where(and(eq(files.id, sql.placeholder('id')), eq(files.objectKey, sql.placeholder('objectKey'))))
       .returning()
       .prepare('file_record_moderation');
-    const p = (name: keyof NewFile | 'day' | 'dailyLimit' | 'storageLimit') => sql.placeholder(name);
+    const p = (name: 'accountId' | 'day' | 'dailyLimit' | 'storageLimit') => sql.placeholder(name);
+    // Records uploads of one account and charges them, in one statement: the account row is updated
+    // only while today's count and the storage stay within their limits with all of them (a
+    // row-locked conditional UPDATE), and the files are inserted only if that happened. The files
+    // come in as one JSON array.
     this.insertChargedStatement = prepareSql(
       db,
       'file_insert_charged',
       sql`
-        with charged as (
+        with batch as (
+          select * from jsonb_to_recordset(${sql.placeholder('files')}::jsonb) as f(
+            folder_id uuid, filename text, original_name text, object_key text, short_code text, size bigint,
+            mime_type text, source text, url_format text, expires_at timestamptz, expiry text, deletion_token_hash text)
+        ), total as (
+          select count(*)::int as uploads, sum(size)::bigint as bytes from batch
+        ), charged as (
           update accounts set
-            storage_used = storage_used + ${p('size')}::bigint,
-            file_count = file_count + 1,
-            upload_count = upload_count + 1,
+            storage_used = storage_used + total.bytes,
+            file_count = file_count + total.uploads,
+            upload_count = upload_count + total.uploads,
             last_used_at = now(),
-            usage_day_count = case when usage_day = ${p('day')}::date then usage_day_count + 1 else 1 end,
+            usage_day_count = case when usage_day = ${p('day')}::date then usage_day_count + total.uploads else total.uploads end,
             usage_day = ${p('day')}::date
+          from total
           where id = ${p('accountId')}::uuid
-            and storage_used + ${p('size')}::bigint <= ${p('storageLimit')}::bigint
-            and (usage_day is distinct from ${p('day')}::date or usage_day_count < ${p('dailyLimit')}::int)
-          returning id
+            and storage_used + total.bytes <= ${p('storageLimit')}::bigint
+            and case when usage_day = ${p('day')}::date then usage_day_count else 0 end + total.uploads <= ${p('dailyLimit')}::int
+          returning accounts.id
         )
         insert into files (account_id, folder_id, filename, original_name, object_key, short_code, size, mime_type,
                            source, url_format, expires_at, expiry, deletion_token_hash)
-        select charged.id, ${p('folderId')}::uuid, ${p('filename')}, ${p('originalName')}, ${p('objectKey')},
-               ${p('shortCode')}, ${p('size')}::bigint, ${p('mimeType')}, ${p('source')}, ${p('urlFormat')},
-               ${p('expiresAt')}::timestamptz, ${p('expiry')}, ${p('deletionTokenHash')}
-        from charged
+        select charged.id, batch.folder_id, batch.filename, batch.original_name, batch.object_key, batch.short_code,
+               batch.size, batch.mime_type, batch.source, batch.url_format, batch.expires_at, batch.expiry,
+               batch.deletion_token_hash
+        from charged, batch
         returning *`,
     );
+    this.charges = new GroupCommit((accountId, uploads) => this.chargeBatch(accountId, uploads));
   }
 
   /**
-   * Records an upload and charges it in one statement: the account row is updated only while
-   * today's count and the storage stay within their limits (a row-locked conditional UPDATE), and
-   * the file is inserted only if that happened. No number of concurrent uploads can pass a limit,
-   * and a failure anywhere (a taken name too) leaves nothing charged.
+   * Records an upload and charges it atomically: no number of concurrent uploads can pass a limit,
+   * and a failure anywhere (a taken name too) leaves nothing charged. Concurrent uploads of one
+   * account are charged together (see GroupCommit).
    */
   async insertCharged(file: NewFile, charge?: UploadCharge): Promise<FileRow> {
     if (!file.accountId || !charge) {
       const [row] = await this.db.insert(files).values(file).returning();
       return row!;
     }
-    const day = utcDay();
-    const [raw] = await this.insertChargedStatement({
-      ...file,
-      folderId: file.folderId ?? null,
-      expiresAt: file.expiresAt ?? null,
-      expiry: file.expiry ?? null,
+    return this.charges.submit(file.accountId, { file, charge });
+  }
+
+  /**
+   * One statement for the whole batch while it fits the limits and breaks no constraint; else one
+   * upload after another, so exactly those that fit are taken and each failure is its own upload's.
+   */
+  private async chargeBatch(accountId: string, uploads: ChargedUpload[]): Promise<Outcome<FileRow>[]> {
+    if (uploads.length > 1) {
+      const rows = await this.insertChargedRows(accountId, uploads).catch(() => []);
+      if (rows.length === uploads.length) {
+        const byKey = new Map(rows.map((row) => [row.objectKey, row]));
+        return uploads.map(({ file }) => ({ ok: true, value: byKey.get(file.objectKey)! }));
+      }
+    }
+    return oneByOne(uploads, (upload) => this.insertChargedOne(accountId, upload));
+  }
+
+  private async insertChargedRows(accountId: string, uploads: ChargedUpload[], day = utcDay()): Promise<FileRow[]> {
+    const raw = await this.insertChargedStatement({
+      accountId,
       day,
-      dailyLimit: charge.dailyLimit,
-      storageLimit: charge.storageLimit,
+      // The strictest of the batch: a plan changed between its uploads is then checked one by one.
+      dailyLimit: Math.min(...uploads.map((u) => u.charge.dailyLimit)),
+      storageLimit: Math.min(...uploads.map((u) => u.charge.storageLimit)),
+      files: JSON.stringify(
+        uploads.map(({ file }) => ({
+          folder_id: file.folderId ?? null,
+          filename: file.filename,
+          original_name: file.originalName,
+          object_key: file.objectKey,
+          short_code: file.shortCode,
+          size: file.size,
+          mime_type: file.mimeType,
+          source: file.source,
+          url_format: file.urlFormat,
+          expires_at: file.expiresAt ?? null,
+          expiry: file.expiry ?? null,
+          deletion_token_hash: file.deletionTokenHash,
+        })),
+      ),
     });
-    if (raw) return fromRow(raw);
-    const [account] = await this.db.select().from(accounts).where(eq(accounts.id, file.accountId));
-    if (account?.usageDay === day && account.usageDayCount >= charge.dailyLimit) {
+    return raw.map(fromRow);
+  }
+
+  private async insertChargedOne(accountId: string, upload: ChargedUpload): Promise<FileRow> {
+    const day = utcDay();
+    const [row] = await this.insertChargedRows(accountId, [upload], day);
+    if (row) return row;
+    const [account] = await this.db.select().from(accounts).where(eq(accounts.id, accountId));
+    if (account?.usageDay === day && account.usageDayCount >= upload.charge.dailyLimit) {
       throw AppError.tooManyRequests('Daily upload limit reached', secondsUntilNextUtcDay());
     }
     throw AppError.forbidden('Storage limit reached: delete files or upgrade the plan');

@@ -1,0 +1,96 @@
+import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
+import type { NewFile } from '../../shared/repositories/file.repository.js';
+import { createTestEnv, type TestEnv } from '../helpers/test-env.js';
+import { fileRowsOf, storageUsedBy } from '../helpers/uploads.js';
+
+const ROOMY = { dailyLimit: 1000, storageLimit: 10 ** 12 };
+
+function newFile(accountId: string, filename: string, size = 100): NewFile {
+  return {
+    accountId,
+    folderId: null,
+    filename,
+    originalName: `${filename}-original`,
+    objectKey: `objects/${randomUUID()}`,
+    shortCode: randomUUID().slice(0, 7),
+    size,
+    mimeType: 'image/png',
+    source: 'api',
+    urlFormat: 'standard',
+    expiresAt: null,
+    expiry: null,
+    deletionTokenHash: randomUUID(),
+  };
+}
+
+describe('FileRepository.insertCharged: concurrent uploads of one account', () => {
+  let env: TestEnv;
+  before(async () => {
+    env = await createTestEnv();
+  });
+  after(() => env.close());
+
+  const settle = (promises: Promise<unknown>[]) =>
+    Promise.allSettled(promises).then((all) => all.map((r) => (r.status === 'fulfilled' ? 'ok' : ((r.reason as { status?: number }).status ?? 'error'))));
+
+  it('records and charges them together, in one transaction', async () => {
+    const alice = await env.createAccount({ plan: 'pro' });
+    const names = Array.from({ length: 8 }, (_, i) => `together-${i}.png`);
+    const rows = await Promise.all(names.map((name, i) => env.container.repositories.files.insertCharged(newFile(alice.id, name, 100 + i), ROOMY)));
+    expect(rows.map((r) => r.filename)).to.deep.equal(names);
+    expect(rows.map((r) => r.size)).to.deep.equal(names.map((_, i) => 100 + i));
+    // now() is the transaction's start: one shared timestamp shows they were charged as one batch.
+    expect(new Set(rows.map((r) => r.createdAt.getTime())).size).to.equal(1);
+    expect(await fileRowsOf(env, alice.id)).to.have.length(8);
+    expect(await storageUsedBy(env, alice.id)).to.equal(8 * 100 + 28);
+    expect(await env.container.services.accounts.uploadsToday(alice.id)).to.equal(8);
+  });
+
+  it('takes exactly the room left under the daily limit when a batch does not fit', async () => {
+    const bob = await env.createAccount({ plan: 'pro' });
+    const files = env.container.repositories.files;
+    await files.insertCharged(newFile(bob.id, 'first.png'), { ...ROOMY, dailyLimit: 5 });
+    const outcomes = await settle(Array.from({ length: 8 }, (_, i) => files.insertCharged(newFile(bob.id, `more-${i}.png`), { ...ROOMY, dailyLimit: 5 })));
+    expect(outcomes).to.deep.equal(['ok', 'ok', 'ok', 'ok', 429, 429, 429, 429]);
+    expect(await fileRowsOf(env, bob.id)).to.have.length(5);
+    expect(await storageUsedBy(env, bob.id)).to.equal(500);
+    expect(await env.container.services.accounts.uploadsToday(bob.id)).to.equal(5);
+  });
+
+  it('takes exactly what fits the storage limit when a batch does not', async () => {
+    const carol = await env.createAccount({ plan: 'pro' });
+    const outcomes = await settle(
+      Array.from({ length: 6 }, (_, i) => env.container.repositories.files.insertCharged(newFile(carol.id, `big-${i}.png`, 300), { ...ROOMY, storageLimit: 1000 })),
+    );
+    expect(outcomes).to.deep.equal(['ok', 'ok', 'ok', 403, 403, 403]);
+    expect(await storageUsedBy(env, carol.id)).to.equal(900);
+    expect(await fileRowsOf(env, carol.id)).to.have.length(3);
+  });
+
+  it('fails only the upload whose name is taken and records the rest of its batch', async () => {
+    const dave = await env.createAccount({ plan: 'pro' });
+    const files = env.container.repositories.files;
+    await files.insertCharged(newFile(dave.id, 'taken.png'), ROOMY);
+    const outcomes = await settle(['a.png', 'taken.png', 'b.png'].map((name) => files.insertCharged(newFile(dave.id, name), ROOMY)));
+    expect(outcomes).to.deep.equal(['ok', 'error', 'ok']);
+    expect((await fileRowsOf(env, dave.id)).map((r) => r.filename).sort()).to.deep.equal(['a.png', 'b.png', 'taken.png']);
+    expect(await storageUsedBy(env, dave.id)).to.equal(300);
+    expect(await env.container.services.accounts.uploadsToday(dave.id)).to.equal(3);
+  });
+
+  it('keeps the expiry, folder and names of every upload of a batch', async () => {
+    const erin = await env.createAccount({ plan: 'pro' });
+    const account = (await env.container.repositories.accounts.findById(erin.id))!;
+    const folder = await env.container.services.folders.create(account, 'Trips');
+    const expiresAt = new Date(Date.now() + 3_600_000);
+    const rows = await Promise.all([
+      env.container.repositories.files.insertCharged({ ...newFile(erin.id, 'x.png'), folderId: folder.id, expiresAt, expiry: '1h', originalName: 'Ünïcode “name”.png' }, ROOMY),
+      env.container.repositories.files.insertCharged(newFile(erin.id, 'y.png'), ROOMY),
+    ]);
+    expect(rows[0]).to.include({ folderId: folder.id, expiry: '1h', originalName: 'Ünïcode “name”.png' });
+    expect(rows[0]!.expiresAt!.getTime()).to.equal(expiresAt.getTime());
+    expect(rows[1]).to.include({ folderId: null, expiry: null, expiresAt: null });
+    expect(rows[0]!.createdAt.getTime()).to.equal(rows[1]!.createdAt.getTime());
+  });
+});
