@@ -1,48 +1,80 @@
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { Batcher, type Outcome } from './batcher.js';
 import type { Config } from './config.js';
 import { AppError } from './errors.js';
 
-export type Limiter = RateLimiterRedis;
+/** One limit on Redis, so it holds across web processes: `points` per `duration` seconds per key. */
+export class RateLimit {
+  private readonly store: RateLimiterRedis;
+  // Requests of one key at the same moment take their points in one Redis call.
+  private readonly takes = new Batcher<null, void>((key, waiting) => this.take(key, waiting.length));
 
-function limiter(redis: Redis, prefix: string, name: string, points: number, duration: number): Limiter {
-  return new RateLimiterRedis({
-    storeClient: redis,
-    keyPrefix: `${prefix}:rl:${name}`,
-    points,
-    duration,
-    // While Redis is down each process limits on its own rather than refusing everything.
-    insuranceLimiter: new RateLimiterMemory({ points, duration }),
-  });
+  constructor(
+    redis: Redis,
+    keyPrefix: string,
+    readonly points: number,
+    duration: number,
+    private readonly message: string,
+  ) {
+    this.store = new RateLimiterRedis({
+      storeClient: redis,
+      keyPrefix,
+      points,
+      duration,
+      // While Redis is down each process limits on its own rather than refusing everything.
+      insuranceLimiter: new RateLimiterMemory({ points, duration }),
+    });
+  }
+
+  /** 429 if `key` has already used up its points, without taking one. */
+  async assertUnder(key: string): Promise<void> {
+    const state = await this.store.get(key);
+    if (state && state.consumedPoints >= this.points) throw this.refusal(state);
+  }
+
+  /** Takes one point for `key`; past the limit a 429 that says how long to wait. */
+  consume(key: string): Promise<void> {
+    return this.takes.submit(key, null);
+  }
+
+  async reset(key: string): Promise<void> {
+    await this.store.delete(key);
+  }
+
+  /** Takes `count` points at once; the first of them that fit under the limit pass. */
+  private async take(key: string, count: number): Promise<Outcome<void>[]> {
+    let state: RateLimiterRes;
+    try {
+      state = await this.store.consume(key, count);
+    } catch (err) {
+      if (!(err instanceof RateLimiterRes)) throw err;
+      state = err;
+    }
+    const takenBefore = state.consumedPoints - count;
+    return Array.from({ length: count }, (_, i) => (takenBefore + i < this.points ? { ok: true, value: undefined } : { ok: false, error: this.refusal(state) }));
+  }
+
+  private refusal(state: RateLimiterRes): AppError {
+    return AppError.tooManyRequests(this.message, state.msBeforeNext / 1000);
+  }
 }
 
-/** Every rate limit of the service, on Redis so they hold across web processes. */
+const UPLOADS = 'Upload rate limit reached';
+const SIGN_IN = 'Too many failed sign-ins; try again later';
+
+/** Every rate limit of the service. */
 export function createRateLimits(redis: Redis, config: Config) {
   const { redisPrefix: prefix, rateLimits } = config;
+  const limit = (name: string, points: number, duration: number, message: string) => new RateLimit(redis, `${prefix}:rl:${name}`, points, duration, message);
   return {
-    uploadsByKey: limiter(redis, prefix, 'upload-key', rateLimits.uploadsPerMinute, 60),
-    uploadsByIp: limiter(redis, prefix, 'upload-ip', rateLimits.anonymousUploadsPerMinute, 60),
+    uploadsByKey: limit('upload-key', rateLimits.uploadsPerMinute, 60, UPLOADS),
+    uploadsByIp: limit('upload-ip', rateLimits.anonymousUploadsPerMinute, 60, UPLOADS),
     // Sign-in failures: a guessing budget per IP and per username, each over 15 minutes.
-    loginFailuresByIp: limiter(redis, prefix, 'login-ip', rateLimits.loginFailures * 2, 15 * 60),
-    loginFailuresByUser: limiter(redis, prefix, 'login-user', rateLimits.loginFailures, 15 * 60),
-    registrationsByIp: limiter(redis, prefix, 'register-ip', 10, 60 * 60),
+    loginFailuresByIp: limit('login-ip', rateLimits.loginFailures * 2, 15 * 60, SIGN_IN),
+    loginFailuresByUser: limit('login-user', rateLimits.loginFailures, 15 * 60, SIGN_IN),
+    registrationsByIp: limit('register-ip', 10, 60 * 60, 'Too many registrations from this address; try again later'),
   };
 }
 
 export type RateLimits = ReturnType<typeof createRateLimits>;
-
-/** 429 if `key` has already used up its points, without taking one. */
-export async function assertUnder(limit: Limiter, key: string, message: string): Promise<void> {
-  const state = await limit.get(key);
-  if (state && state.consumedPoints >= limit.points) throw AppError.tooManyRequests(message, state.msBeforeNext / 1000);
-}
-
-/** Takes one point for `key`; past the limit a 429 that says how long to wait. */
-export async function consume(limit: Limiter, key: string, message = 'Rate limit reached'): Promise<void> {
-  try {
-    await limit.consume(key);
-  } catch (err) {
-    if (err instanceof RateLimiterRes) throw AppError.tooManyRequests(message, err.msBeforeNext / 1000);
-    throw err;
-  }
-}

@@ -1,7 +1,6 @@
 import type { Middleware } from 'koa';
 import type { Container } from '../../shared/container.js';
 import { AppError } from '../../shared/errors.js';
-import { consume } from '../../shared/rate-limits.js';
 import { SESSION_COOKIE } from '../../shared/services/session.service.js';
 import { SITE_SESSION_COOKIE } from '../../shared/services/site-session.service.js';
 import type { AppState } from '../state.js';
@@ -17,7 +16,7 @@ export function uploadAuth({ services, rateLimits }: Container): Middleware<AppS
     if (key) {
       const uploader = await services.uploadAuth.resolveKey(key);
       ctx.state.uploader = uploader;
-      await consume(rateLimits.uploadsByKey, uploader.account!.id, 'Upload rate limit reached');
+      await rateLimits.uploadsByKey.consume(uploader.account!.id);
       return next();
     }
     const site = services.siteSessions;
@@ -26,14 +25,14 @@ export function uploadAuth({ services, rateLimits }: Container): Middleware<AppS
     const account = sameOrigin && sessionToken ? await services.sessions.accountOf(sessionToken) : undefined;
     if (account) {
       ctx.state.uploader = services.uploadAuth.uploaderFor(account, account.defaultUploadFolderId);
-      await consume(rateLimits.uploadsByKey, account.id, 'Upload rate limit reached');
+      await rateLimits.uploadsByKey.consume(account.id);
       return next();
     }
     if (!sameOrigin || !site.verify(ctx.cookies.get(SITE_SESSION_COOKIE))) {
       throw AppError.unauthorized('An x-api-key header is required for uploads from outside the website');
     }
     ctx.state.uploader = { account: null, folderId: null };
-    await consume(rateLimits.uploadsByIp, ctx.ip, 'Upload rate limit reached');
+    await rateLimits.uploadsByIp.consume(ctx.ip);
     return next();
   };
 }

@@ -1,7 +1,7 @@
 import { and, asc, count, desc, eq, getTableColumns, gt, inArray, isNull, lte, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { accounts, files, type FileRow } from '../db/schema.js';
-import { GroupCommit, oneByOne, type Outcome } from '../db/group-commit.js';
+import { Batcher, oneByOne, type Outcome } from '../batcher.js';
 import { prepareSql } from '../db/prepared-sql.js';
 import { AppError } from '../errors.js';
 import { secondsUntilNextUtcDay, utcDay } from '../time.js';
@@ -61,7 +61,7 @@ function fromRow(raw: Record<string, unknown>): FileRow {
 export class FileRepository {
   // Every account upload runs this; prepared, it is planned once per connection, not per upload.
   private readonly insertChargedStatement;
-  private readonly charges: GroupCommit<ChargedUpload, FileRow>;
+  private readonly charges: Batcher<ChargedUpload, FileRow>;
   // Every moderation check runs these two: drizzle builds them once instead of per call.
   private readonly byIdStatement;
   private readonly recordModerationStatement;
@@ -117,13 +117,13 @@ export class FileRepository {
         from charged, batch
         returning *`,
     );
-    this.charges = new GroupCommit((accountId, uploads) => this.chargeBatch(accountId, uploads));
+    this.charges = new Batcher((accountId, uploads) => this.chargeBatch(accountId, uploads));
   }
 
   /**
    * Records an upload and charges it atomically: no number of concurrent uploads can pass a limit,
    * and a failure anywhere (a taken name too) leaves nothing charged. Concurrent uploads of one
-   * account are charged together (see GroupCommit).
+   * account are charged together (see Batcher).
    */
   async insertCharged(file: NewFile, charge?: UploadCharge): Promise<FileRow> {
     if (!file.accountId || !charge) {

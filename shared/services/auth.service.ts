@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { AccountRow } from '../db/schema.js';
 import { AppError } from '../errors.js';
-import { assertUnder, consume, type RateLimits } from '../rate-limits.js';
+import type { RateLimits } from '../rate-limits.js';
 import type { AccountRepository } from '../repositories/account.repository.js';
 import { validate } from '../validation.js';
 import { type AccountService, passwordSchema, usernameSchema } from './account.service.js';
@@ -22,7 +22,6 @@ const registerSchema = z.object({
 });
 
 const INVALID_CREDENTIALS = 'Invalid username or password';
-const TOO_MANY = 'Too many failed sign-ins; try again later';
 
 export interface SignInContext {
   ip: string;
@@ -46,7 +45,7 @@ export class AuthService {
 
   async register(input: unknown, context: SignInContext) {
     const { username, email, password, captchaToken } = validate(registerSchema, input);
-    await consume(this.deps.rateLimits.registrationsByIp, context.ip, 'Too many registrations from this address; try again later');
+    await this.deps.rateLimits.registrationsByIp.consume(context.ip);
     await this.deps.captcha.consume(captchaToken);
     const { account } = await this.deps.accounts.create({ username, email, password });
     return this.signedIn(account, context);
@@ -57,21 +56,21 @@ export class AuthService {
     const { username, password, captchaToken } = validate(loginSchema, input);
     const { loginFailuresByIp, loginFailuresByUser } = this.deps.rateLimits;
     const userKey = username.toLowerCase();
-    await assertUnder(loginFailuresByIp, context.ip, TOO_MANY);
-    await assertUnder(loginFailuresByUser, userKey, TOO_MANY);
+    await loginFailuresByIp.assertUnder(context.ip);
+    await loginFailuresByUser.assertUnder(userKey);
     await this.deps.captcha.consume(captchaToken);
 
     const account = await this.deps.accountRows.findByUsername(userKey);
     const hash = account?.passwordHash ?? (await this.decoyHash);
     if (!(await verifyPassword(password, hash)) || !account?.passwordHash) {
-      await consume(loginFailuresByIp, context.ip, TOO_MANY).catch(() => undefined);
-      await consume(loginFailuresByUser, userKey, TOO_MANY).catch(() => undefined);
+      await loginFailuresByIp.consume(context.ip).catch(() => undefined);
+      await loginFailuresByUser.consume(userKey).catch(() => undefined);
       throw AppError.unauthorized(INVALID_CREDENTIALS);
     }
     if (account.status === 'banned') {
       throw new AppError(403, 'banned', 'This account is banned', { banInfo: this.deps.accounts.banInfoOf(account) });
     }
-    await loginFailuresByUser.delete(userKey);
+    await loginFailuresByUser.reset(userKey);
     return this.signedIn(account, context);
   }
 

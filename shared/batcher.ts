@@ -8,12 +8,15 @@ interface Waiting<T, R> {
 }
 
 /**
- * Group commit per key: at most one run per key is in flight, and every item that arrives for that
- * key meanwhile goes into the next run, as one batch. Writes that contend for one row (an account's
- * usage counters) then wait in this process, not on the row lock, and share one statement and one
- * commit: PostgreSQL spends 0.34 ms per charge one by one and 0.14 in batches of four here.
+ * Batches per key: at most one run per key is in flight, and every item that arrives for that key
+ * meanwhile goes into the next run, as one batch. Under load this turns many round trips into one
+ * without ever answering from before an item arrived (a run starts after all of its items came):
+ * - group commit: writes that contend for one row (an account's usage counters) wait here, not on
+ *   the row lock, and share one statement and one commit (PostgreSQL spent 0.34 ms per charge one
+ *   by one, 0.14 in batches of four, and over 1 ms with 32 waiting on the row);
+ * - shared lookups: requests that present the same key at the same time share one query.
  */
-export class GroupCommit<T, R> {
+export class Batcher<T, R> {
   private readonly waiting = new Map<string, Waiting<T, R>[]>();
   private readonly running = new Set<string>();
 

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
-import { GroupCommit, oneByOne, type Outcome } from '../../shared/db/group-commit.js';
+import { Batcher, oneByOne, type Outcome } from '../../shared/batcher.js';
 
 /** A run that records each batch it gets and finishes when the test releases it. */
 function gatedRuns() {
   const batches: { key: string; items: number[] }[] = [];
   const gates: (() => void)[] = [];
-  const group = new GroupCommit<number, number>(async (key, items) => {
+  const group = new Batcher<number, number>(async (key, items) => {
     batches.push({ key, items });
     await new Promise<void>((release) => gates.push(release));
     return items.map((n): Outcome<number> => (n < 0 ? { ok: false, error: new Error(`negative ${n}`) } : { ok: true, value: n * 10 }));
@@ -17,7 +17,7 @@ function gatedRuns() {
   return { group, batches, releaseNext };
 }
 
-describe('GroupCommit', () => {
+describe('Batcher', () => {
   it('runs what one turn of the event loop submits for a key as one batch', async () => {
     const { group, batches, releaseNext } = gatedRuns();
     const results = Promise.all([1, 2, 3].map((n) => group.submit('a', n)));
@@ -60,7 +60,7 @@ describe('GroupCommit', () => {
 
   it('fails a whole batch whose run throws, and still runs the next one', async () => {
     let calls = 0;
-    const group = new GroupCommit<number, number>(async (_key, items) => {
+    const group = new Batcher<number, number>(async (_key, items) => {
       calls += 1;
       if (calls === 1) throw new Error('database down');
       return items.map((n) => ({ ok: true as const, value: n }));
