@@ -1,5 +1,6 @@
-import { Queue, type JobsOptions } from 'bullmq';
+import { type Job, Queue, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { Batcher } from './batcher.js';
 
 /**
  * Every queue and job of the system, with its payload type and options, named once. Producers and
@@ -75,6 +76,12 @@ export function isQueueName(value: string): value is QueueName {
 /** The producer side: one BullMQ Queue per queue name, created on first use. */
 export class JobQueues {
   private readonly queues = new Map<QueueName, Queue>();
+  // Jobs added to one queue at the same moment (a burst of uploads each queueing its check) go to
+  // Redis in one round trip.
+  private readonly adds = new Batcher<{ name: JobName; data: unknown; opts: JobsOptions }, Job>(async (queue, jobs) => {
+    const added = await this.queue(queue as QueueName).addBulk(jobs);
+    return added.map((job) => ({ ok: true, value: job }));
+  });
 
   constructor(
     private readonly connection: Redis,
@@ -92,7 +99,7 @@ export class JobQueues {
 
   async add<K extends JobName>(name: K, data: JobPayloads[K], options: JobsOptions = {}) {
     const def = JOBS[name];
-    return this.queue(def.queue).add(name, data, { ...def.options, ...options });
+    return this.adds.submit(def.queue, { name, data, opts: { ...def.options, ...options } }) as Promise<Job<JobPayloads[K]>>;
   }
 
   /** Registers the scheduled jobs that run on these queues. */
