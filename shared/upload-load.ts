@@ -30,6 +30,22 @@ export class UploadLoad {
     };
   }
 
+  /** Resolves once no burst is on, or after `maxMs` at the latest. */
+  quiet(maxMs: number): Promise<void> {
+    if (!this.busy) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        stop();
+        resolve();
+      };
+      const timer = setTimeout(done, maxMs);
+      const stop = this.onChange((busy) => {
+        if (!busy) done();
+      });
+    });
+  }
+
   /** Calls `listener` whenever `busy` changes; returns the unsubscribe. */
   onChange(listener: (busy: boolean) => void): () => void {
     this.listeners.add(listener);

@@ -9,6 +9,10 @@ import type { HandlerMap, JobHandler } from './handler.js';
 
 export class MissingHandlerError extends Error {}
 
+// During a burst a yielding queue's check waits this long before it starts (unless the burst ends
+// first): at most a few checks a second take CPU from the uploads, and none stops for good.
+export const BURST_PAUSE_MS = 200;
+
 /** Every job that runs on these queues must have a handler, or the worker does not start at all. */
 export function assertHandlers(queues: readonly QueueName[], handlers: Partial<HandlerMap>) {
   const missing = (Object.keys(JOBS) as JobName[]).filter((name) => queues.includes(JOBS[name].queue) && !handlers[name]);
@@ -36,6 +40,7 @@ export async function startWorkers(
         async (job, _token, signal) => {
           const handler = handlers[job.name as JobName] as JobHandler<JobName> | undefined;
           if (!handler) throw new UnrecoverableError(`No handler for job ${job.name}`);
+          if (YIELDING_QUEUES.includes(queue)) await container.uploadLoad.quiet(BURST_PAUSE_MS);
           try {
             return await logContext.run({ reqId: `job:${queue}:${job.id}` }, () =>
               handler(job.data, { container, job, signal: signal ?? new AbortController().signal }),
@@ -50,7 +55,8 @@ export async function startWorkers(
       ),
   );
   // Moderation checks cost this process as much CPU as the uploads that queue them (and the
-  // moderation service more): during a burst of uploads they go one at a time, and catch up after.
+  // moderation service more): during a burst of uploads they go one at a time, each after a pause,
+  // and catch up after.
   const yielding = workers.filter((worker) => YIELDING_QUEUES.includes(worker.name as QueueName));
   const setPace = (busy: boolean) => yielding.forEach((worker) => (worker.concurrency = busy ? 1 : concurrency));
   setPace(container.uploadLoad.busy);

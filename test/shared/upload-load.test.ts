@@ -39,4 +39,27 @@ describe('UploadLoad', () => {
     load.enter()();
     expect(changes).to.deep.equal([true, false]);
   });
+
+  it('is quiet at once without a burst, and as soon as a burst ends', async () => {
+    const load = new UploadLoad(1);
+    await load.quiet(60_000);
+    const leave = load.enter();
+    let quiet = false;
+    const waiting = load.quiet(60_000).then(() => (quiet = true));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(quiet).to.equal(false);
+    leave();
+    await waiting;
+    expect(quiet).to.equal(true);
+  });
+
+  it('stops waiting for quiet after the given time while the burst goes on', async () => {
+    const load = new UploadLoad(1);
+    const leave = load.enter();
+    const started = Date.now();
+    await load.quiet(30);
+    expect(Date.now() - started).to.be.at.least(25);
+    expect(load.busy).to.equal(true);
+    leave();
+  });
 });

@@ -4,7 +4,7 @@ import { QueueEvents } from 'bullmq';
 import { JOBS, QUEUE_NAMES } from '../../shared/jobs.js';
 import { newObjectKey } from '../../shared/storage/index.js';
 import { handlers } from '../../workers/handlers/index.js';
-import { assertHandlers, MissingHandlerError, startWorkers } from '../../workers/worker-pool.js';
+import { assertHandlers, BURST_PAUSE_MS, MissingHandlerError, startWorkers } from '../../workers/worker-pool.js';
 import { createRedis } from '../../shared/redis.js';
 import { eventually } from '../helpers/eventually.js';
 import { createTestEnv, type TestEnv } from '../helpers/test-env.js';
@@ -42,7 +42,7 @@ describe('workers', () => {
     }
   });
 
-  it('runs moderation checks one at a time while uploads burst in this process, and catches up after', async () => {
+  it('runs moderation checks one at a time, each after a pause, while uploads burst in this process, and catches up after', async () => {
     const quiet = await createTestEnv();
     try {
       const { uploadLoad, jobs } = quiet.container;
@@ -62,8 +62,12 @@ describe('workers', () => {
       expect(uploadLoad.busy).to.equal(true);
       const pool = await startWorkers(quiet.container, ['moderation'], { ...handlers, 'moderation.check': gated });
       try {
+        const added = Date.now();
         for (const fileId of ['a', 'b', 'c', 'd']) await jobs.add('moderation.check', { fileId, objectKey: newObjectKey() });
+        // The first check waits out its pause, then starts although the burst goes on.
         await eventually(async () => running.has('a'), 5000);
+        expect(Date.now() - added).to.be.at.least(BURST_PAUSE_MS);
+        expect(uploadLoad.busy).to.equal(true);
         // Time enough for a worker at full speed to take all four.
         await new Promise((resolve) => setTimeout(resolve, 500));
         expect([...running.keys()]).to.deep.equal(['a']);
