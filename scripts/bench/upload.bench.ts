@@ -29,6 +29,12 @@ async function startBaseline(script: string, env: Record<string, string> = {}) {
   };
 }
 
+/** Each contender's figure of every round, in the order the rounds ran: the spread behind a median. */
+function printRounds(title: string, rounds: Record<string, number[]>, figure: (value: number) => number) {
+  const lines = Object.entries(rounds).map(([name, values]) => `${name} ${values.map((v) => figure(v).toFixed(0)).join(' ')}`);
+  process.stdout.write(`  ${title}: ${lines.join('; ')}\n`);
+}
+
 /** Big uploads: the service against a bare pipe-to-file server; small ones against bare Koa + multer. */
 export async function run(): Promise<{ title: string; rows: BenchRow[] }> {
   const service = await startService();
@@ -82,6 +88,7 @@ export async function run(): Promise<{ title: string; rows: BenchRow[] }> {
     }
     await pipe.stop();
     await multipart.stop();
+    printRounds('512 MiB rounds, MB/s', { 'bare pipe': baseMs, 'bare Koa+multer': multerMs, service: oursMs }, (ms) => BIG / MB / (ms / 1000));
     const rssGrowth = (await peakRss(service.pid)) - rssAfterSmall;
     const mbps = (ms: number) => BIG / MB / (ms / 1000);
     // Medians: single runs swing by a third here, and a best-of picks whichever got lucky.
@@ -130,6 +137,7 @@ export async function run(): Promise<{ title: string; rows: BenchRow[] }> {
       }
     }
     await koa.stop();
+    printRounds('100 KB rounds, req/s', { 'bare Koa+multer': baseline.rps, service: service100k.rps, 'moderation off': pipelineOnly.rps }, (rps) => rps);
     const rps = (c: Contender) => percentile(c.rps, 50);
     const p50 = percentile(service100k.latencies, 50);
     const p99 = percentile(service100k.latencies, 99);

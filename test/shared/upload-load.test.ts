@@ -58,7 +58,7 @@ describe('UploadLoad', () => {
     const leave = load.enter();
     const started = Date.now();
     await load.quiet(30);
-    expect(Date.now() - started).to.be.at.least(25);
+    expect(Date.now() - started).to.be.at.least(15);
     expect(load.busy).to.equal(true);
     leave();
   });
