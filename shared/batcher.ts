@@ -20,7 +20,11 @@ export class Batcher<T, R> {
   private readonly waiting = new Map<string, Waiting<T, R>[]>();
   private readonly running = new Set<string>();
 
-  constructor(private readonly run: (key: string, items: T[]) => Promise<Outcome<R>[]>) {}
+  constructor(
+    private readonly run: (key: string, items: T[]) => Promise<Outcome<R>[]>,
+    /** A bound on one run's size (one statement's parameters, one pipeline); the rest go next. */
+    private readonly maxBatch = 256,
+  ) {}
 
   submit(key: string, item: T): Promise<R> {
     return new Promise<R>((resolve, reject) => {
@@ -33,15 +37,13 @@ export class Batcher<T, R> {
   }
 
   private async flush(key: string): Promise<void> {
-    const batch = this.waiting.get(key);
-    if (!batch) return;
-    this.waiting.delete(key);
+    const queue = this.waiting.get(key);
+    if (!queue) return;
+    const batch = queue.splice(0, this.maxBatch);
+    if (queue.length === 0) this.waiting.delete(key);
     this.running.add(key);
     try {
-      const outcomes = await this.run(
-        key,
-        batch.map((w) => w.item),
-      );
+      const outcomes = await this.run(key, batch.map((w) => w.item));
       batch.forEach((w, i) => {
         const outcome = outcomes[i]!;
         if (outcome.ok) w.resolve(outcome.value);

@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { type Job, Queue, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { Batcher } from './batcher.js';
+import { Batcher, type Outcome } from './batcher.js';
 
 /**
  * Every queue and job of the system, with its payload type and options, named once. Producers and
@@ -77,10 +78,20 @@ export function isQueueName(value: string): value is QueueName {
 export class JobQueues {
   private readonly queues = new Map<QueueName, Queue>();
   // Jobs added to one queue at the same moment (a burst of uploads each queueing its check) go to
-  // Redis in one round trip.
-  private readonly adds = new Batcher<{ name: JobName; data: unknown; opts: JobsOptions }, Job>(async (queue, jobs) => {
-    const added = await this.queue(queue as QueueName).addBulk(jobs);
-    return added.map((job) => ({ ok: true, value: job }));
+  // Redis in one round trip. That pipeline runs every command even when one fails, so after a
+  // failure each caller learns whether its own job was stored (every job has an id to look for).
+  private readonly adds = new Batcher<{ name: JobName; data: unknown; opts: JobsOptions & { jobId: string } }, Job>(async (name, jobs) => {
+    const queue = this.queue(name as QueueName);
+    try {
+      return (await queue.addBulk(jobs)).map((job) => ({ ok: true, value: job }));
+    } catch (error) {
+      return Promise.all(
+        jobs.map(async ({ opts }): Promise<Outcome<Job>> => {
+          const stored = await queue.getJob(opts.jobId).catch(() => undefined);
+          return stored ? { ok: true, value: stored } : { ok: false, error };
+        }),
+      );
+    }
   });
 
   constructor(
@@ -99,7 +110,8 @@ export class JobQueues {
 
   async add<K extends JobName>(name: K, data: JobPayloads[K], options: JobsOptions = {}) {
     const def = JOBS[name];
-    return this.adds.submit(def.queue, { name, data, opts: { ...def.options, ...options } }) as Promise<Job<JobPayloads[K]>>;
+    const opts = { ...def.options, ...options, jobId: options.jobId ?? randomUUID() };
+    return this.adds.submit(def.queue, { name, data, opts }) as Promise<Job<JobPayloads[K]>>;
   }
 
   /** Registers the scheduled jobs that run on these queues. */

@@ -49,6 +49,8 @@ export class RateLimit {
       state = await this.store.consume(key, count);
     } catch (err) {
       if (!(err instanceof RateLimiterRes)) throw err;
+      // A refusal that counts no points over the limit (a block kept in memory) refuses them all.
+      if (err.consumedPoints <= this.points) return Array.from({ length: count }, () => ({ ok: false, error: this.refusal(err) }));
       state = err;
     }
     const takenBefore = state.consumedPoints - count;

@@ -5,7 +5,7 @@ import { Batcher, oneByOne, type Outcome } from '../batcher.js';
 import { prepareSql } from '../db/prepared-sql.js';
 import { AppError } from '../errors.js';
 import { secondsUntilNextUtcDay, utcDay } from '../time.js';
-import { whileFolderExists } from './pg-errors.js';
+import { isRowError, whileFolderExists } from './pg-errors.js';
 
 export type NewFile = typeof files.$inferInsert;
 
@@ -36,6 +36,14 @@ export interface Replacement {
 export interface UploadCharge {
   dailyLimit: number;
   storageLimit: number;
+}
+
+/**
+ * JSON.stringify writes half a surrogate pair (a name cut in the middle of an emoji) as an escape
+ * that jsonb refuses; as a text parameter the driver would have sent U+FFFD in its place. Same here.
+ */
+function wellFormed(_key: string, value: unknown): unknown {
+  return typeof value === 'string' ? value.replace(/\p{Cs}/gu, '\uFFFD') : value;
 }
 
 interface ChargedUpload {
@@ -139,7 +147,12 @@ export class FileRepository {
    */
   private async chargeBatch(accountId: string, uploads: ChargedUpload[]): Promise<Outcome<FileRow>[]> {
     if (uploads.length > 1) {
-      const rows = await this.insertChargedRows(accountId, uploads).catch(() => []);
+      // What one upload holds (a taken name, a deleted folder, a NUL) fails the statement for all:
+      // then they go one by one. Any other failure (the database gone) is every upload's answer.
+      const rows = await this.insertChargedRows(accountId, uploads).catch((err: unknown) => {
+        if (isRowError(err)) return [];
+        throw err;
+      });
       if (rows.length === uploads.length) {
         const byKey = new Map(rows.map((row) => [row.objectKey, row]));
         return uploads.map(({ file }) => ({ ok: true, value: byKey.get(file.objectKey)! }));
@@ -170,6 +183,7 @@ export class FileRepository {
           expiry: file.expiry ?? null,
           deletion_token_hash: file.deletionTokenHash,
         })),
+        wellFormed,
       ),
     });
     return raw.map(fromRow);

@@ -15,11 +15,19 @@ export function isForeignKeyViolation(err: unknown): boolean {
 }
 
 /**
- * PostgreSQL character_not_in_repertoire: text with a NUL byte, which no text column can hold.
- * Such input can never name anything stored, so it is the caller's mistake, not ours.
+ * Text with a NUL byte, which no text column can hold: character_not_in_repertoire as a text
+ * parameter, untranslatable_character inside a JSON one. Such input can never name anything
+ * stored, so it is the caller's mistake, not ours.
  */
 export function isUnstorableText(err: unknown): boolean {
-  return findPgError(err)?.code === '22021';
+  const code = findPgError(err)?.code;
+  return code === '22021' || code === '22P05';
+}
+
+/** A statement refused for what one of its rows holds (data exception or integrity violation). */
+export function isRowError(err: unknown): boolean {
+  const code = findPgError(err)?.code;
+  return code !== undefined && (code.startsWith('22') || code.startsWith('23'));
 }
 
 /** Runs a write that refers to a folder; the folder disappearing meanwhile is a 404, not a 500. */

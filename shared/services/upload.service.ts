@@ -7,7 +7,7 @@ import type { JobQueues } from '../jobs.js';
 import type { Logger } from '../logger.js';
 import type { Plans } from '../plans.js';
 import type { FileRepository } from '../repositories/file.repository.js';
-import { isForeignKeyViolation, isUniqueViolation } from '../repositories/pg-errors.js';
+import { isForeignKeyViolation, isUniqueViolation, isUnstorableText } from '../repositories/pg-errors.js';
 import { newObjectKey, type StorageDriver } from '../storage/index.js';
 import { secondsUntilNextUtcDay } from '../time.js';
 import { todayCountOf } from './account.service.js';
@@ -144,6 +144,7 @@ export class UploadService {
       await this.discard(received.objectKey);
       if (isUniqueViolation(err)) throw AppError.conflict('The generated name was taken by a concurrent upload; retry');
       if (isForeignKeyViolation(err)) throw AppError.conflict('The destination folder was deleted during the upload; retry');
+      if (isUnstorableText(err)) throw AppError.badRequest('Text must not contain NUL characters');
       if (isAppError(err)) throw err;
       this.deps.logger.error({ err }, 'recording an upload failed');
       throw AppError.storageUnavailable('Saving the upload failed, nothing was saved; retry');

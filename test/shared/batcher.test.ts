@@ -40,6 +40,16 @@ describe('Batcher', () => {
     expect(batches.map((b) => b.items)).to.deep.equal([[1], [2, 3]]);
   });
 
+  it('runs at most the given number of items at once, the rest in the runs after', async () => {
+    const sizes: number[][] = [];
+    const group = new Batcher<number, number>(async (_key, items) => {
+      sizes.push(items);
+      return items.map((n) => ({ ok: true as const, value: n }));
+    }, 2);
+    expect(await Promise.all([1, 2, 3, 4, 5].map((n) => group.submit('a', n)))).to.deep.equal([1, 2, 3, 4, 5]);
+    expect(sizes).to.deep.equal([[1, 2], [3, 4], [5]]);
+  });
+
   it('runs different keys side by side', async () => {
     const { group, batches, releaseNext } = gatedRuns();
     const a = group.submit('a', 1);

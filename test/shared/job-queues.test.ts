@@ -36,4 +36,11 @@ describe('JobQueues.add', () => {
     expect(deletion!.data).to.deep.equal({ key: 'objects/b' });
     expect(await deletion!.getState()).to.equal('waiting');
   });
+
+  it('gives a job added without an id one of its own', async () => {
+    const [a, b] = await Promise.all([jobs.add('object.delete', { key: 'objects/c' }), jobs.add('object.delete', { key: 'objects/d' })]);
+    expect(a.id).to.match(/^[0-9a-f-]{36}$/);
+    expect(b.id).to.not.equal(a.id);
+    expect((await jobs.queue('objects').getJob(b.id!))!.data).to.deep.equal({ key: 'objects/d' });
+  });
 });

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import type { NewFile } from '../../shared/repositories/file.repository.js';
+import { isUnstorableText } from '../../shared/repositories/pg-errors.js';
 import { createTestEnv, type TestEnv } from '../helpers/test-env.js';
 import { fileRowsOf, storageUsedBy } from '../helpers/uploads.js';
 
@@ -92,5 +93,33 @@ describe('FileRepository.insertCharged: concurrent uploads of one account', () =
     expect(rows[0]!.expiresAt!.getTime()).to.equal(expiresAt.getTime());
     expect(rows[1]).to.include({ folderId: null, expiry: null, expiresAt: null });
     expect(rows[0]!.createdAt.getTime()).to.equal(rows[1]!.createdAt.getTime());
+  });
+
+  it('stores half a surrogate pair (a name cut inside an emoji) as U+FFFD, alone and in a batch', async () => {
+    const fay = await env.createAccount({ plan: 'pro' });
+    const files = env.container.repositories.files;
+    const cut = `${'a'.repeat(10)}\ud83d`;
+    const alone = await files.insertCharged({ ...newFile(fay.id, 'alone.png'), originalName: cut }, ROOMY);
+    const batch = await Promise.all([
+      files.insertCharged({ ...newFile(fay.id, 'one.png'), originalName: cut }, ROOMY),
+      files.insertCharged(newFile(fay.id, 'two.png'), ROOMY),
+    ]);
+    expect(alone.originalName).to.equal(`${'a'.repeat(10)}\ufffd`);
+    expect(batch[0]!.originalName).to.equal(`${'a'.repeat(10)}\ufffd`);
+    expect(batch[0]!.createdAt.getTime()).to.equal(batch[1]!.createdAt.getTime());
+  });
+
+  it('fails only the upload whose text holds a NUL, as text that cannot be stored', async () => {
+    const gus = await env.createAccount({ plan: 'pro' });
+    const files = env.container.repositories.files;
+    const outcomes = await Promise.allSettled([
+      files.insertCharged({ ...newFile(gus.id, 'nul.png'), source: 'a\u0000b' }, ROOMY),
+      files.insertCharged(newFile(gus.id, 'fine.png'), ROOMY),
+    ]);
+    expect(outcomes[0]!.status).to.equal('rejected');
+    expect(isUnstorableText((outcomes[0] as PromiseRejectedResult).reason)).to.equal(true);
+    expect(outcomes[1]!.status).to.equal('fulfilled');
+    expect((await fileRowsOf(env, gus.id)).map((r) => r.filename)).to.deep.equal(['fine.png']);
+    expect(await storageUsedBy(env, gus.id)).to.equal(100);
   });
 });
