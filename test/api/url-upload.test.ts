@@ -138,6 +138,11 @@ describe('POST /api/upload/url', function () {
       await expectRefused(await fetchUrl('file:///etc/passwd'), 400, /imageUrl/);
     });
 
+    it('refuses a source with a NUL character, keeping nothing', async () => {
+      await expectRefused(await fetchUrl(`${origin}/photos/cat.png`, { source: 'share\u0000x' }), 400, /NUL/);
+      expect(await storedObjects(env)).to.have.length(0);
+    });
+
     it('refuses an unknown expiry', async () => {
       await expectRefused(await fetchUrl(`${origin}/photos/cat.png`, { expiry: 'soon' }), 400, /expiry/);
     });
