@@ -14,6 +14,7 @@ import { FolderRepository } from './repositories/folder.repository.js';
 import { NotificationRepository } from './repositories/notification.repository.js';
 import { PollRepository } from './repositories/poll.repository.js';
 import { SessionRepository } from './repositories/session.repository.js';
+import { UploadChargeRepository } from './repositories/upload-charge.repository.js';
 import { AccountService } from './services/account.service.js';
 import { AuthService } from './services/auth.service.js';
 import { CaptchaService } from './services/captcha.service.js';
@@ -66,6 +67,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
   const repositories = {
     accounts: new AccountRepository(database.db),
     files: new FileRepository(database.db),
+    charges: new UploadChargeRepository(database.db),
     folders: new FolderRepository(database.db),
     folderKeys: new FolderKeyRepository(database.db),
     sessions: new SessionRepository(database.db),
@@ -93,7 +95,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
   });
   const uploads = new UploadService({
     storage,
-    files: repositories.files,
+    charges: repositories.charges,
     plans,
     urls,
     jobs,

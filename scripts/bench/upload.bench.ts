@@ -93,9 +93,9 @@ export async function run(): Promise<{ title: string; rows: BenchRow[] }> {
     }
     await pipe.stop();
     await multipart.stop();
-    printRounds('512 MiB rounds, MB/s', { 'bare pipe': baseMs, 'bare Koa+multer': multerMs, service: oursMs }, (ms) => BIG / MB / (ms / 1000));
-    const rssGrowth = (await peakRss(service.pid)) - rssAfterSmall;
     const mbps = (ms: number) => BIG / MB / (ms / 1000);
+    printRounds('512 MiB rounds, MB/s', { 'bare pipe': baseMs, 'bare Koa+multer': multerMs, service: oursMs }, mbps);
+    const rssGrowth = (await peakRss(service.pid)) - rssAfterSmall;
     // Medians: single runs swing by a third here, and a best-of picks whichever got lucky.
     const [base, bareMulter, ours] = [median(baseMs), median(multerMs), median(oursMs)];
     // Ratios: the median of each round's own ratio. The machine's speed drifts by 2x within a run,

@@ -6,7 +6,7 @@ import { AppError, isAppError } from '../errors.js';
 import type { JobQueues } from '../jobs.js';
 import type { Logger } from '../logger.js';
 import type { Plans } from '../plans.js';
-import type { FileRepository } from '../repositories/file.repository.js';
+import type { UploadChargeRepository } from '../repositories/upload-charge.repository.js';
 import { isForeignKeyViolation, isUniqueViolation, isUnstorableText } from '../repositories/pg-errors.js';
 import { newObjectKey, type StorageDriver } from '../storage/index.js';
 import { secondsUntilNextUtcDay } from '../time.js';
@@ -51,7 +51,7 @@ export interface UploadResult {
 
 export interface UploadServiceDeps {
   storage: StorageDriver;
-  files: FileRepository;
+  charges: UploadChargeRepository;
   plans: Plans;
   urls: FileUrls;
   jobs: JobQueues;
@@ -122,7 +122,7 @@ export class UploadService {
     try {
       const expiry: Expiry = validate(expirySchema, options.expiry);
       const plan = account ? this.deps.plans.of(account.plan) : undefined;
-      file = await this.deps.files.insertCharged(
+      file = await this.deps.charges.insertCharged(
         {
           accountId: account?.id ?? null,
           folderId: account ? uploader.folderId : null,

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import type { NewFile } from '../../shared/repositories/file.repository.js';
+import type { NewFile } from '../../shared/repositories/upload-charge.repository.js';
 import { isUnstorableText } from '../../shared/repositories/pg-errors.js';
 import { createTestEnv, type TestEnv } from '../helpers/test-env.js';
 import { fileRowsOf, storageUsedBy } from '../helpers/uploads.js';
@@ -25,7 +25,7 @@ function newFile(accountId: string, filename: string, size = 100): NewFile {
   };
 }
 
-describe('FileRepository.insertCharged: concurrent uploads of one account', () => {
+describe('UploadChargeRepository.insertCharged: concurrent uploads of one account', () => {
   let env: TestEnv;
   before(async () => {
     env = await createTestEnv();
@@ -38,7 +38,7 @@ describe('FileRepository.insertCharged: concurrent uploads of one account', () =
   it('records and charges them together, in one transaction', async () => {
     const alice = await env.createAccount({ plan: 'pro' });
     const names = Array.from({ length: 8 }, (_, i) => `together-${i}.png`);
-    const rows = await Promise.all(names.map((name, i) => env.container.repositories.files.insertCharged(newFile(alice.id, name, 100 + i), ROOMY)));
+    const rows = await Promise.all(names.map((name, i) => env.container.repositories.charges.insertCharged(newFile(alice.id, name, 100 + i), ROOMY)));
     expect(rows.map((r) => r.filename)).to.deep.equal(names);
     expect(rows.map((r) => r.size)).to.deep.equal(names.map((_, i) => 100 + i));
     // now() is the transaction's start: one shared timestamp shows they were charged as one batch.
@@ -50,7 +50,7 @@ describe('FileRepository.insertCharged: concurrent uploads of one account', () =
 
   it('takes exactly the room left under the daily limit when a batch does not fit', async () => {
     const bob = await env.createAccount({ plan: 'pro' });
-    const files = env.container.repositories.files;
+    const files = env.container.repositories.charges;
     await files.insertCharged(newFile(bob.id, 'first.png'), { ...ROOMY, dailyLimit: 5 });
     const outcomes = await settle(Array.from({ length: 8 }, (_, i) => files.insertCharged(newFile(bob.id, `more-${i}.png`), { ...ROOMY, dailyLimit: 5 })));
     expect(outcomes).to.deep.equal(['ok', 'ok', 'ok', 'ok', 429, 429, 429, 429]);
@@ -62,7 +62,7 @@ describe('FileRepository.insertCharged: concurrent uploads of one account', () =
   it('takes exactly what fits the storage limit when a batch does not', async () => {
     const carol = await env.createAccount({ plan: 'pro' });
     const outcomes = await settle(
-      Array.from({ length: 6 }, (_, i) => env.container.repositories.files.insertCharged(newFile(carol.id, `big-${i}.png`, 300), { ...ROOMY, storageLimit: 1000 })),
+      Array.from({ length: 6 }, (_, i) => env.container.repositories.charges.insertCharged(newFile(carol.id, `big-${i}.png`, 300), { ...ROOMY, storageLimit: 1000 })),
     );
     expect(outcomes).to.deep.equal(['ok', 'ok', 'ok', 403, 403, 403]);
     expect(await storageUsedBy(env, carol.id)).to.equal(900);
@@ -71,7 +71,7 @@ describe('FileRepository.insertCharged: concurrent uploads of one account', () =
 
   it('fails only the upload whose name is taken and records the rest of its batch', async () => {
     const dave = await env.createAccount({ plan: 'pro' });
-    const files = env.container.repositories.files;
+    const files = env.container.repositories.charges;
     await files.insertCharged(newFile(dave.id, 'taken.png'), ROOMY);
     const outcomes = await settle(['a.png', 'taken.png', 'b.png'].map((name) => files.insertCharged(newFile(dave.id, name), ROOMY)));
     expect(outcomes).to.deep.equal(['ok', 'error', 'ok']);
@@ -86,8 +86,8 @@ describe('FileRepository.insertCharged: concurrent uploads of one account', () =
     const folder = await env.container.services.folders.create(account, 'Trips');
     const expiresAt = new Date(Date.now() + 3_600_000);
     const rows = await Promise.all([
-      env.container.repositories.files.insertCharged({ ...newFile(erin.id, 'x.png'), folderId: folder.id, expiresAt, expiry: '1h', originalName: 'Ünïcode “name”.png' }, ROOMY),
-      env.container.repositories.files.insertCharged(newFile(erin.id, 'y.png'), ROOMY),
+      env.container.repositories.charges.insertCharged({ ...newFile(erin.id, 'x.png'), folderId: folder.id, expiresAt, expiry: '1h', originalName: 'Ünïcode “name”.png' }, ROOMY),
+      env.container.repositories.charges.insertCharged(newFile(erin.id, 'y.png'), ROOMY),
     ]);
     expect(rows[0]).to.include({ folderId: folder.id, expiry: '1h', originalName: 'Ünïcode “name”.png' });
     expect(rows[0]!.expiresAt!.getTime()).to.equal(expiresAt.getTime());
@@ -97,7 +97,7 @@ describe('FileRepository.insertCharged: concurrent uploads of one account', () =
 
   it('stores half a surrogate pair (a name cut inside an emoji) as U+FFFD, alone and in a batch', async () => {
     const fay = await env.createAccount({ plan: 'pro' });
-    const files = env.container.repositories.files;
+    const files = env.container.repositories.charges;
     const cut = `${'a'.repeat(10)}\ud83d`;
     const alone = await files.insertCharged({ ...newFile(fay.id, 'alone.png'), originalName: cut }, ROOMY);
     const batch = await Promise.all([
@@ -111,7 +111,7 @@ describe('FileRepository.insertCharged: concurrent uploads of one account', () =
 
   it('fails only the upload whose text holds a NUL, as text that cannot be stored', async () => {
     const gus = await env.createAccount({ plan: 'pro' });
-    const files = env.container.repositories.files;
+    const files = env.container.repositories.charges;
     const outcomes = await Promise.allSettled([
       files.insertCharged({ ...newFile(gus.id, 'nul.png'), source: 'a\u0000b' }, ROOMY),
       files.insertCharged(newFile(gus.id, 'fine.png'), ROOMY),

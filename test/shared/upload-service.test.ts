@@ -17,7 +17,7 @@ describe('UploadService: a generated name taken by a concurrent upload', () => {
     // The same generator the service uses, pinned to one name to force the collision.
     const uploads = new UploadService({
       storage: c.storage,
-      files: c.repositories.files,
+      charges: c.repositories.charges,
       plans: c.plans,
       urls: c.urls,
       jobs: c.jobs,
