@@ -1,18 +1,10 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { pino, type Logger } from 'pino';
 
 export type { Logger };
 
-/** Carries the request (or job) id through every await, so log lines from services name it too. */
-export const logContext = new AsyncLocalStorage<{ reqId: string }>();
-
+// No AsyncLocalStorage for request ids: on Node 20 it turns on promise hooks for the whole process,
+// which cost ~8% of the web thread per small upload (docs/decisions.md). The request line and
+// unhandled errors carry the request id; a service's own lines name the file, key or job they concern.
 export function createLogger(level: string, name = 'hfs'): Logger {
-  return pino({
-    name,
-    level,
-    mixin: () => {
-      const store = logContext.getStore();
-      return store ? { reqId: store.reqId } : {};
-    },
-  });
+  return pino({ name, level });
 }

@@ -3,7 +3,6 @@ import type { Container } from '../shared/container.js';
 import { isAppError } from '../shared/errors.js';
 import { encodeJobError } from '../shared/job-errors.js';
 import { JOBS, type JobName, type QueueName, YIELDING_QUEUES } from '../shared/jobs.js';
-import { logContext } from '../shared/logger.js';
 import { createRedis } from '../shared/redis.js';
 import type { HandlerMap, JobHandler } from './handler.js';
 
@@ -42,9 +41,7 @@ export async function startWorkers(
           if (!handler) throw new UnrecoverableError(`No handler for job ${job.name}`);
           if (YIELDING_QUEUES.includes(queue)) await container.uploadLoad.quiet(BURST_PAUSE_MS);
           try {
-            return await logContext.run({ reqId: `job:${queue}:${job.id}` }, () =>
-              handler(job.data, { container, job, signal: signal ?? new AbortController().signal }),
-            );
+            return await handler(job.data, { container, job, signal: signal ?? new AbortController().signal });
           } catch (err) {
             // A client error will not heal by retrying; either way the waiting side gets the AppError back.
             if (isAppError(err)) throw err.expose ? new UnrecoverableError(encodeJobError(err)) : new Error(encodeJobError(err));

@@ -45,7 +45,7 @@ export function errorHandler(logger: Logger): Middleware<AppState> {
         return;
       }
       // Unknown failures are logged in full and answered without any internals.
-      logger.error({ err }, 'unhandled error');
+      logger.error({ err, reqId: ctx.state.requestId }, 'unhandled error');
       ctx.status = known?.status ?? 500;
       ctx.body = {
         success: false,

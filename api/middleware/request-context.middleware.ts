@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
-import { logContext, type Logger } from '../../shared/logger.js';
+import type { Logger } from '../../shared/logger.js';
 import type { AppState } from '../state.js';
 
 const INCOMING_ID = /^[A-Za-z0-9._-]{8,64}$/;
 
-/** Gives every request an id (kept from X-Request-Id when sane) that every log line of it carries. */
+/** Gives every request an id (kept from X-Request-Id when sane), answered and logged with it. */
 export function requestContext(logger: Logger): Middleware<AppState> {
   return async (ctx, next) => {
     const incoming = ctx.get('x-request-id');
@@ -13,18 +13,16 @@ export function requestContext(logger: Logger): Middleware<AppState> {
     ctx.state.requestId = requestId;
     ctx.set('X-Request-Id', requestId);
     const started = performance.now();
-    await logContext.run({ reqId: requestId }, async () => {
-      try {
-        await next();
-        // Time to the first byte of the answer, for operators' tools (and the benchmarks).
-        ctx.set('Server-Timing', `app;dur=${(performance.now() - started).toFixed(1)}`);
-      } finally {
-        // The path only: query strings may carry secrets (apiKey, token).
-        logger.info(
-          { method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - started) },
-          'request',
-        );
-      }
-    });
+    try {
+      await next();
+      // Time to the first byte of the answer, for operators' tools (and the benchmarks).
+      ctx.set('Server-Timing', `app;dur=${(performance.now() - started).toFixed(1)}`);
+    } finally {
+      // The path only: query strings may carry secrets (apiKey, token).
+      logger.info(
+        { reqId: requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - started) },
+        'request',
+      );
+    }
   };
 }

@@ -1,5 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { expect } from 'chai';
+import { pino } from 'pino';
 import { createTestEnv, type TestEnv } from '../helpers/test-env.js';
 
 describe('error handling', () => {
@@ -34,9 +35,11 @@ describe('error handling', () => {
     expect(echoed.headers.get('x-request-id')).to.equal('trace-abc-123');
   });
 
-  it('answers an internal failure with a generic 500 and no stack trace', async () => {
+  it('answers an internal failure with a generic 500 and no stack trace, and logs it with the request id', async () => {
     // A database that went away is a real internal failure, not a client error.
-    const other = await createTestEnv();
+    const lines: Record<string, unknown>[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const other = await createTestEnv({ logger });
     try {
       const { apiKey: key } = await other.createAccount();
       await other.container.database.close();
@@ -46,6 +49,11 @@ describe('error handling', () => {
       expect(res.body.error).to.equal('Internal server error');
       expect(res.body.requestId).to.equal(res.headers.get('x-request-id'));
       expect(res.text).not.to.match(/at .*\.(ts|js):\d+/);
+      // The full error stays in the log, where the id in the answer finds it and the request's own line.
+      const ofRequest = lines.filter((line) => line.reqId === res.body.requestId);
+      expect(ofRequest.map((line) => line.msg)).to.deep.equal(['unhandled error', 'request']);
+      expect(ofRequest[0]!.err).to.have.property('stack');
+      expect(ofRequest[1]).to.include({ method: 'GET', path: '/api/auth/me', status: 500 });
     } finally {
       // Its database is closed, so close() cannot run whole: stop the rest and remove its data dir.
       await other.web.close();

@@ -6,7 +6,7 @@ import { startWebServer, type WebServer } from '../../api/server.js';
 import { parseConfig, type Env } from '../../shared/config.js';
 import { createContainer, type Container } from '../../shared/container.js';
 import { QUEUE_NAMES } from '../../shared/jobs.js';
-import { createLogger } from '../../shared/logger.js';
+import { createLogger, type Logger } from '../../shared/logger.js';
 import type { PlanName } from '../../shared/plans.js';
 import { handlers } from '../../workers/handlers/index.js';
 import { startWorkers, type WorkerPool } from '../../workers/worker-pool.js';
@@ -19,6 +19,8 @@ export interface TestEnvOptions {
   env?: Env;
   /** Start the BullMQ workers of every queue in this process too. */
   workers?: boolean;
+  /** Where the service logs (silent unless TEST_LOG_LEVEL says otherwise). */
+  logger?: Logger;
 }
 
 export interface TestEnv {
@@ -56,7 +58,7 @@ export async function createTestEnv(options: TestEnvOptions = {}): Promise<TestE
     ...options.env,
   });
   const { handle, url: databaseUrl } = await cloneDatabase();
-  const container = await createContainer(config, { database: handle, logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent') });
+  const container = await createContainer(config, { database: handle, logger: options.logger ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent') });
   const web = await startWebServer(container, port, '127.0.0.1');
   const workers = options.workers ? await startWorkers(container, QUEUE_NAMES, handlers) : undefined;
 
