@@ -74,9 +74,24 @@ function terminate(child: ChildProcess): Promise<void> {
   });
 }
 
-/** A fresh temp directory, removed at clean-up. */
+let runDir: Promise<string> | undefined;
+
+/**
+ * A fresh directory inside this run's directory (under BENCH_DIR, else the system's temp dir),
+ * removed at clean-up. Every contender's files share one parent, so the file system places them
+ * alike: on ext4 without a journal, creating a file costs up to ~2 ms of kernel CPU for minutes
+ * after many files were deleted nearby (README, Benchmarks), and contenders scattered over
+ * differently affected places would not be compared on equal terms.
+ */
 export async function tempDir(prefix: string): Promise<{ dir: string; remove: () => Promise<void> }> {
-  const dir = await mkdtemp(path.join(tmpdir(), prefix));
+  runDir ??= mkdtemp(path.join(process.env.BENCH_DIR ?? tmpdir(), 'hfs-bench-run-')).then((dir) => {
+    onCleanup(() => {
+      runDir = undefined; // the next benchmark of this run starts a directory of its own
+      return rm(dir, { recursive: true, force: true });
+    });
+    return dir;
+  });
+  const dir = await mkdtemp(path.join(await runDir, prefix));
   return { dir, remove: onCleanup(() => rm(dir, { recursive: true, force: true })) };
 }
 
