@@ -18,11 +18,11 @@ async function deleteFile(base: string, key: string, filename: string) {
   await fetch(`${base}/api/user/images/${filename}`, { method: 'DELETE', headers: { 'x-api-key': key } });
 }
 
-async function startBaseline(script: string, env: Record<string, string> = {}) {
+async function startBaseline(script: string) {
   const port = await freePort();
   const uploads = await tempDir('hfs-bench-baseline-');
   // With the service's own Node flags (`npm start`'s): the comparison is between code, not runtime settings.
-  const child = await startProcess(script, { PORT: String(port), UPLOAD_DIR: uploads.dir, ...env }, 'ready', { nodeFlags: await npmStartFlags() });
+  const child = await startProcess(script, { PORT: String(port), UPLOAD_DIR: uploads.dir }, 'ready', { nodeFlags: await npmStartFlags() });
   return {
     url: `http://127.0.0.1:${port}`,
     async stop() {
