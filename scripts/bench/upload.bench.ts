@@ -1,6 +1,5 @@
 import { rm } from 'node:fs/promises';
 import { Agent } from 'node:http';
-import { npmStartFlags } from '../lib/npm-start-flags.js';
 import { concurrently, imageChunk, median, multipartUpload, percentile } from './lib/load.js';
 import { type BenchService, freePort, peakRss, startProcess, startService, stopProcess, tempDir } from './lib/processes.js';
 import type { BenchRow } from './report.js';
@@ -21,8 +20,7 @@ async function deleteFile(base: string, key: string, filename: string) {
 async function startBaseline(script: string) {
   const port = await freePort();
   const uploads = await tempDir('hfs-bench-baseline-');
-  // With the service's own Node flags (`npm start`'s): the comparison is between code, not runtime settings.
-  const child = await startProcess(script, { PORT: String(port), UPLOAD_DIR: uploads.dir }, 'ready', { nodeFlags: await npmStartFlags() });
+  const child = await startProcess(script, { PORT: String(port), UPLOAD_DIR: uploads.dir }, 'ready');
   return {
     url: `http://127.0.0.1:${port}`,
     async stop() {

@@ -3,7 +3,6 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { getPriority, tmpdir } from 'node:os';
 import path from 'node:path';
-import { npmStartFlags } from '../../scripts/lib/npm-start-flags.js';
 import { redisAnswers } from '../../scripts/lib/redis-server.js';
 import { freePort } from '../helpers/ports.js';
 import { runScript } from '../helpers/run-script.js';
@@ -38,7 +37,7 @@ describe('npm start (all in one, embedded defaults)', function () {
       DATABASE_URL: '',
       LOG_LEVEL: 'warn',
     };
-    const child = spawn(process.execPath, [...(await npmStartFlags()), '--import', 'tsx', 'scripts/start.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr.on('data', (d: Buffer) => (output += d.toString()));

@@ -6,7 +6,6 @@ import path from 'node:path';
 import pg from 'pg';
 import { JobQueues, QUEUE_NAMES } from '../../../shared/jobs.js';
 import { createRedis } from '../../../shared/redis.js';
-import { npmStartFlags } from '../../lib/npm-start-flags.js';
 import { freePort } from '../../lib/ports.js';
 import { onCleanup } from './cleanup.js';
 
@@ -24,15 +23,9 @@ const stops = new WeakMap<ChildProcess, () => Promise<void>>();
  * Starts a TypeScript entry point as its own process and waits until its output says `ready`. The
  * process is registered for clean-up, so a benchmark that throws does not leave it running.
  */
-export async function startProcess(
-  script: string,
-  env: Record<string, string>,
-  ready: string,
-  options: { nodeFlags?: string[]; timeoutMs?: number } = {},
-): Promise<ChildProcess> {
-  const { nodeFlags = [], timeoutMs = 120_000 } = options;
+export async function startProcess(script: string, env: Record<string, string>, ready: string, timeoutMs = 120_000): Promise<ChildProcess> {
   // BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the processes under test.
-  const nodeArgs = [...nodeFlags, ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [])];
+  const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const stop = onCleanup(() => terminate(child));
   stops.set(child, stop);
@@ -135,7 +128,7 @@ export async function startService(extraEnv: Record<string, string> = {}): Promi
     ...extraEnv,
   };
   const dropDatabase = onCleanup(await benchDatabase(env));
-  const child = await startProcess('scripts/start.ts', env, 'is running', { nodeFlags: await npmStartFlags() });
+  const child = await startProcess('scripts/start.ts', env, 'is running');
   // The moderation child loads its model after the web says it is running: measuring during that
   // load would charge its CPU to whatever is measured first.
   await waitForOk(`${env.VISION_URL}/health`);
