@@ -6,6 +6,7 @@ import { loadConfig } from '../shared/config.js';
 import { createContainer } from '../shared/container.js';
 import { connectPostgres, openPglite } from '../shared/db/client.js';
 import { serveEmbeddedDatabase } from '../shared/db/embedded-server.js';
+import { setStreamingHeapGrowth } from '../shared/heap-growth.js';
 import { createLogger } from '../shared/logger.js';
 import { onShutdown } from '../shared/shutdown.js';
 import { QUEUE_NAMES } from '../shared/jobs.js';
@@ -16,6 +17,7 @@ import { hasRedisServer, redisAnswers, startRedisServer, type LocalRedis } from 
 const VISION_NICENESS = 10;
 
 // `npm start`: the whole service in one process on the embedded defaults (PGlite, local disk).
+setStreamingHeapGrowth();
 let config = loadConfig();
 const logger = createLogger(config.logLevel);
 

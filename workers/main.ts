@@ -1,5 +1,6 @@
 import { loadConfig } from '../shared/config.js';
 import { createContainer } from '../shared/container.js';
+import { setStreamingHeapGrowth } from '../shared/heap-growth.js';
 import { isQueueName, QUEUE_NAMES } from '../shared/jobs.js';
 import { onShutdown } from '../shared/shutdown.js';
 import { handlers } from './handlers/index.js';
@@ -14,6 +15,7 @@ if (unknown.length > 0) {
 }
 const queues = requested.length > 0 ? requested.filter(isQueueName) : [...QUEUE_NAMES];
 
+setStreamingHeapGrowth();
 const container = await createContainer(loadConfig());
 const pool = await startWorkers(container, queues, handlers);
 onShutdown(container.logger, async () => {
