@@ -1,7 +1,7 @@
 import v8 from 'node:v8';
 
 /** The old generation may grow to this many times its live size before the next full GC. */
-export const STREAMING_HEAP_GROWTH = 3;
+const STREAMING_HEAP_GROWTH = 3;
 
 /**
  * Sets V8's heap growth for a process that streams file bodies (web, workers).
@@ -14,7 +14,7 @@ export const STREAMING_HEAP_GROWTH = 3;
  * threads) and ran at half the speed. A fixed factor keeps the limit far enough above the live heap;
  * it bounds garbage, not live memory. An operator's own --heap-growing-percent wins.
  */
-export function setStreamingHeapGrowth(execArgv: readonly string[] = process.execArgv): void {
-  if (execArgv.some((arg) => /^--heap[-_]growing[-_]percent\b/.test(arg))) return;
+export function setStreamingHeapGrowth(): void {
+  if (process.execArgv.some((arg) => /^--heap[-_]growing[-_]percent\b/.test(arg))) return;
   v8.setFlagsFromString(`--heap-growing-percent=${(STREAMING_HEAP_GROWTH - 1) * 100}`);
 }
