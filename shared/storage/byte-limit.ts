@@ -15,9 +15,14 @@ export class ByteLimit extends Transform {
   override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback) {
     this.bytes += chunk.length;
     if (this.bytes > this.maxBytes) {
-      done(AppError.tooLarge(`File is larger than the limit of ${this.maxBytes} bytes`));
+      done(tooLarge(this.maxBytes));
       return;
     }
     done(null, chunk);
   }
+}
+
+/** The refusal of a body that passed its ceiling (413). */
+export function tooLarge(maxBytes: number): AppError {
+  return AppError.tooLarge(`File is larger than the limit of ${maxBytes} bytes`);
 }

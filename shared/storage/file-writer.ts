@@ -1,17 +1,21 @@
 import { close, open, writev } from 'node:fs';
 import { promisify } from 'node:util';
 import { Writable } from 'node:stream';
+import { tooLarge } from './byte-limit.js';
 
 /**
  * A new file as a Writable that writes behind its input: a chunk is accepted at once while less
  * than `ahead` bytes wait for the disk, so the sender keeps being read while the previous batch is
  * being written. (fs.WriteStream holds its input back until every byte it took has been written,
  * which leaves the reading thread and the writing one taking turns.) At most one write is in flight;
- * what arrives meanwhile is written next, in one writev.
+ * what arrives meanwhile is written next, in one writev. It counts what it takes and fails (413) the
+ * moment more than `maxBytes` arrived: a counting stream in front of it was one more hop per chunk.
  */
 export class FileWriter extends Writable {
   /** Whether this writer created the file (the open succeeded): only then is it its to remove. */
   created = false;
+  /** Bytes taken so far. */
+  bytes = 0;
   private fd: number | undefined;
   private queued: Buffer[] = [];
   private queuedBytes = 0;
@@ -22,6 +26,7 @@ export class FileWriter extends Writable {
   constructor(
     private readonly path: string,
     private readonly ahead: number,
+    private readonly maxBytes = Number.POSITIVE_INFINITY,
   ) {
     // Backpressure comes from `ahead`: the stream's own buffer only holds a chunk held back.
     super({ highWaterMark: 64 * 1024 });
@@ -40,6 +45,8 @@ export class FileWriter extends Writable {
 
   override _write(chunk: Buffer, _enc: BufferEncoding, callback: (err?: Error | null) => void) {
     if (this.failure) return callback(this.failure);
+    this.bytes += chunk.length;
+    if (this.bytes > this.maxBytes) return callback(tooLarge(this.maxBytes));
     this.queued.push(chunk);
     this.queuedBytes += chunk.length;
     this.pump();

@@ -2,7 +2,6 @@ import { mkdir, open, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { ByteLimit } from './byte-limit.js';
 import { FileWriter } from './file-writer.js';
 import type { ByteRange, ObjectBody, PutOptions, StorageDriver, StoredObject } from './storage-driver.js';
 
@@ -27,10 +26,9 @@ export class LocalDriver implements StorageDriver {
   async put(key: string, body: Readable, options: PutOptions = {}): Promise<StoredObject> {
     const target = this.pathOf(key);
     await this.ensureDir(path.dirname(target));
-    const limit = new ByteLimit(options.maxBytes);
-    const file = new FileWriter(target, WRITE_AHEAD);
+    const file = new FileWriter(target, WRITE_AHEAD, options.maxBytes);
     try {
-      await pipeline(body, limit, file, { ...(options.signal ? { signal: options.signal } : {}) });
+      await pipeline(body, file, { ...(options.signal ? { signal: options.signal } : {}) });
     } catch (err) {
       // The pipeline fails as soon as a stream errs, possibly before the file has even been opened:
       // wait until it is closed, or it would appear after the removal. A file this put did not
@@ -39,7 +37,7 @@ export class LocalDriver implements StorageDriver {
       if (file.created) await rm(target, { force: true });
       throw err;
     }
-    return { size: limit.bytes };
+    return { size: file.bytes };
   }
 
   async get(key: string, range?: ByteRange): Promise<ObjectBody | null> {

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { isAppError } from '../../shared/errors.js';
 import { FileWriter } from '../../shared/storage/file-writer.js';
 import { failingStream } from '../helpers/streams.js';
 
@@ -38,6 +39,19 @@ describe('FileWriter (the local driver writing behind its input)', () => {
     writer.end(chunk);
     await once(writer, 'finish');
     expect((await readFile(file)).length).to.equal((accepted + 2) * chunk.length);
+  });
+
+  it('counts what it takes, and fails with 413 at the chunk that passes its ceiling, keeping no more', async () => {
+    const file = path.join(dir, 'limit');
+    const chunks = Array.from({ length: 10 }, () => randomBytes(1000));
+    const exact = new FileWriter(path.join(dir, 'exact'), 64 * 1024, 10_000);
+    await pipeline(Readable.from(chunks), exact);
+    expect(exact.bytes).to.equal(10_000);
+    const writer = new FileWriter(file, 64 * 1024, 9_999);
+    const failure = await pipeline(Readable.from(chunks), writer).catch((err: unknown) => err);
+    expect(isAppError(failure) && failure.status).to.equal(413);
+    if (!writer.closed) await new Promise((resolve) => writer.once('close', resolve));
+    expect((await readFile(file)).length).to.be.at.most(9_000);
   });
 
   it('never overwrites an existing file, and says it created nothing', async () => {
