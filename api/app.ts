@@ -6,9 +6,11 @@ import type { NotificationHub } from '../shared/services/notification-hub.js';
 import { errorHandler, notFound } from './middleware/error.middleware.js';
 import { requestContext } from './middleware/request-context.middleware.js';
 import { apiRouter } from './routes/index.js';
+import { metricsRoutes } from './routes/metrics.routes.js';
 import { pagesRoutes } from './site/pages.routes.js';
 import { hostRouting, siteRoutes } from './site/site.routes.js';
 import type { AppState } from './state.js';
+import { WebMetrics } from './web-metrics.js';
 
 /** Builds the web app without listening, so tests drive the very same app through a real server. */
 export function createApp(container: Container, hub: NotificationHub) {
@@ -20,9 +22,11 @@ export function createApp(container: Container, hub: NotificationHub) {
   const api = apiRouter(container, hub);
   const site = siteRoutes(container);
   const pages = pagesRoutes(container);
-  app.use(requestContext(container.logger));
+  const metrics = new WebMetrics(container.jobs);
+  app.use(requestContext(container.logger, metrics));
   app.use(errorHandler(container.logger));
   app.use(hostRouting(container));
+  app.use(metricsRoutes(metrics, container.config.metricsToken).routes());
   app.use(site.routes());
   app.use(
     bodyParser({

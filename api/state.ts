@@ -5,6 +5,8 @@ import type { Uploader } from '../shared/services/upload.service.js';
 /** What middleware leaves on ctx.state for the routes after it. */
 export interface AppState {
   requestId: string;
+  /** what the request metrics call a request no router matched (e.g. a file on a subdomain) */
+  route?: string;
   account?: AccountRow;
   /** set by the upload auth middleware */
   uploader?: Uploader;

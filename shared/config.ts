@@ -54,6 +54,8 @@ const envSchema = z
     CDN_PURGE_URL: z.string().includes('{url}', { error: 'must contain {url}' }).optional(),
     CDN_PURGE_METHOD: z.string().regex(/^[A-Z]+$/).default('PURGE'),
     CDN_PURGE_AUTHORIZATION: z.string().optional(),
+    // Bearer token that GET /metrics requires; unset = open (keep it off the public internet then).
+    METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
     API_KEY_REGENERATIONS_PER_MONTH: z.coerce.number().int().min(0).default(5),
     PLAN_ANONYMOUS_MAX_FILE_SIZE: positiveInt.optional(),
     PLAN_FREE_MAX_FILE_SIZE: positiveInt.optional(),
@@ -123,6 +125,7 @@ export function parseConfig(env: Env) {
     secretKey: e.SECRET_KEY ?? secretFromDataDir(dataDir),
     logLevel: e.LOG_LEVEL,
     trustProxy: e.TRUST_PROXY,
+    metricsToken: e.METRICS_TOKEN,
     apiKeyRegenerationsPerMonth: e.API_KEY_REGENERATIONS_PER_MONTH,
     rateLimits: {
       uploadsPerMinute: e.RATE_LIMIT_UPLOADS_PER_MINUTE,

@@ -8,7 +8,9 @@ import { AppError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import { errorHandler, notFound } from '../middleware/error.middleware.js';
 import { requestContext } from '../middleware/request-context.middleware.js';
+import { metricsRoutes } from '../routes/metrics.routes.js';
 import type { AppState } from '../state.js';
+import { WebMetrics } from '../web-metrics.js';
 import { IMAGE_FORMATS, type MediaKind, VIDEO_FORMATS, detectMedia } from './media.js';
 import { MODEL_NAME, type NsfwModel } from './model.js';
 import type { Moderator } from './moderator.js';
@@ -119,8 +121,10 @@ export function createVisionApp({ config, logger, model, moderator, jobs }: Visi
     }
   });
 
-  app.use(requestContext(logger));
+  const metrics = new WebMetrics();
+  app.use(requestContext(logger, metrics));
   app.use(errorHandler(logger));
+  app.use(metricsRoutes(metrics, config.metricsToken).routes());
   app.use(bodyParser({ enableTypes: ['json'], jsonLimit: '64kb', onError: () => { throw AppError.badRequest('Malformed JSON body'); } }));
   app.use(router.routes());
   app.use(notFound);

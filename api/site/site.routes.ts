@@ -37,6 +37,7 @@ export function hostRouting({ services, urls, config }: Container): Middleware<A
     if (role.kind === 'unknown' || !['GET', 'HEAD'].includes(ctx.method) || !filename || filename.includes('/')) {
       throw AppError.notFound('Not found');
     }
+    ctx.state.route = '{subdomain}/:filename';
     await send(ctx, await hosted.byUsername(role.username, filename));
   };
 }

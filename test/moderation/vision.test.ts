@@ -70,6 +70,15 @@ describe('moderation service', function () {
     });
   });
 
+  it('serves its own metrics at /metrics, counting its requests by route', async () => {
+    await fetch(`${vision.url}/health`);
+    const res = await fetch(`${vision.url}/metrics`);
+    const text = await res.text();
+    expect(res.status).to.equal(200);
+    expect(text).to.match(/^process_resident_memory_bytes \d+/m);
+    expect(text).to.match(/^hfs_http_request_duration_seconds_count\{method="GET",route="\/health",status="200"\} [1-9]/m);
+  });
+
   describe('POST /moderate-image', () => {
     for (const ext of ['jpg', 'png', 'webp', 'bmp']) {
       it(`scores a ${ext} with the real model: four probabilities summing to 1 and the verdict of the score`, async () => {
