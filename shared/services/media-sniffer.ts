@@ -97,7 +97,8 @@ function readHead(body: Readable, size: number): Promise<Buffer> {
     const settle = (err?: unknown) => {
       body.off('readable', onReadable).off('end', onEnd).off('error', onError).off('close', onClose);
       if (err !== undefined) reject(err);
-      else resolve(Buffer.concat(chunks, length));
+      // Usually the first chunk holds the whole head: hand it on as is rather than copy it.
+      else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length));
     };
     const onReadable = () => {
       let chunk: Buffer | null;
