@@ -33,11 +33,11 @@ export function hostRouting({ services, urls, config }: Container): Middleware<A
   return async (ctx, next) => {
     const role = urls.hostRole(ctx.hostname);
     if (role.kind === 'service') return next();
+    ctx.state.route = '{subdomain}/:filename';
     const filename = safeDecode(ctx.path.slice(1));
     if (role.kind === 'unknown' || !['GET', 'HEAD'].includes(ctx.method) || !filename || filename.includes('/')) {
       throw AppError.notFound('Not found');
     }
-    ctx.state.route = '{subdomain}/:filename';
     await send(ctx, await hosted.byUsername(role.username, filename));
   };
 }
