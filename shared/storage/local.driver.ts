@@ -1,8 +1,8 @@
 import { mkdir, open, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { FileWriter } from './file-writer.js';
+import { pipeInto } from './pipe-into.js';
 import type { ByteRange, ObjectBody, PutOptions, StorageDriver, StoredObject } from './storage-driver.js';
 
 // How far the disk may fall behind the sender before reading pauses. Writing behind the input
@@ -28,9 +28,9 @@ export class LocalDriver implements StorageDriver {
     await this.ensureDir(path.dirname(target));
     const file = new FileWriter(target, WRITE_AHEAD, options.maxBytes);
     try {
-      await pipeline(body, file, { ...(options.signal ? { signal: options.signal } : {}) });
+      await pipeInto(body, file, options.signal);
     } catch (err) {
-      // The pipeline fails as soon as a stream errs, possibly before the file has even been opened:
+      // The pipe fails as soon as a stream errs, possibly before the file has even been opened:
       // wait until it is closed, or it would appear after the removal. A file this put did not
       // create (the open failed) is not its to remove.
       if (!file.closed) await new Promise<void>((resolve) => file.once('close', () => resolve()));
