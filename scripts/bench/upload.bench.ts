@@ -6,10 +6,10 @@ import type { BenchRow } from './report.js';
 
 const MB = 1024 * 1024;
 const BIG = 512 * MB;
-const BIG_ROUNDS = 6;
+const BIG_ROUNDS = 10;
 const BIG_WARMUP_ROUNDS = 2;
 const SMALL = 100 * 1024;
-const SMALL_ROUNDS = 4;
+const SMALL_ROUNDS = 8;
 const SMALL_PER_ROUND = 800;
 const CONCURRENCY = 32;
 
