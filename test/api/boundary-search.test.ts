@@ -123,6 +123,12 @@ describe('Boundary search (busboy’s streamsearch on Buffer.indexOf)', () => {
     expect(searchTokens(needle, [Buffer.from('body\r\n-'), Buffer.from('-en')])).to.deep.equal([Buffer.from('body\r\n--en')]);
   });
 
+  it('keeps every byte when a match starts inside bytes it held back (a needle that overlaps itself)', () => {
+    // streamsearch 1.1.0 loses the first `a` here.
+    const needle = Buffer.from('aab');
+    expect(searchTokens(needle, [Buffer.from('a'), Buffer.from('a'), Buffer.from('ab')])).to.deep.equal([Buffer.from('a'), 'match']);
+  });
+
   it('lets busboy parse fields and files whose bytes look like the boundary, in chunks of any size', async () => {
     const boundary = 'frontier';
     const fileBody = Buffer.concat([
