@@ -7,6 +7,17 @@ interface Waiting<T, R> {
   reject: (error: unknown) => void;
 }
 
+export interface BatcherOptions {
+  /** A bound on one run's size (one statement's parameters, one pipeline); the rest go next. */
+  maxBatch?: number;
+  /**
+   * Milliseconds a run that would start at once (none in flight for its key) waits first, so that
+   * items arriving meanwhile join it; asked at each such start. 0: it starts after this turn of
+   * the event loop.
+   */
+  linger?: () => number;
+}
+
 /**
  * Batches per key: at most one run per key is in flight, and every item that arrives for that key
  * meanwhile goes into the next run, as one batch. Under load this turns many round trips into one
@@ -19,20 +30,27 @@ interface Waiting<T, R> {
 export class Batcher<T, R> {
   private readonly waiting = new Map<string, Waiting<T, R>[]>();
   private readonly running = new Set<string>();
+  private readonly maxBatch: number;
+  private readonly linger: () => number;
 
   constructor(
     private readonly run: (key: string, items: T[]) => Promise<Outcome<R>[]>,
-    /** A bound on one run's size (one statement's parameters, one pipeline); the rest go next. */
-    private readonly maxBatch = 256,
-  ) {}
+    { maxBatch = 256, linger = () => 0 }: BatcherOptions = {},
+  ) {
+    this.maxBatch = maxBatch;
+    this.linger = linger;
+  }
 
   submit(key: string, item: T): Promise<R> {
     return new Promise<R>((resolve, reject) => {
       const queue = this.waiting.get(key);
       if (queue) return void queue.push({ item, resolve, reject });
       this.waiting.set(key, [{ item, resolve, reject }]);
-      // Everything this turn of the event loop submits for the key joins the first run.
-      if (!this.running.has(key)) setImmediate(() => void this.flush(key));
+      if (this.running.has(key)) return;
+      // Everything this turn of the event loop (or the linger) submits for the key joins the first run.
+      const lingerMs = this.linger();
+      if (lingerMs > 0) setTimeout(() => void this.flush(key), lingerMs);
+      else setImmediate(() => void this.flush(key));
     });
   }
 

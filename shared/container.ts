@@ -67,7 +67,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
   const repositories = {
     accounts: new AccountRepository(database.db),
     files: new FileRepository(database.db),
-    charges: new UploadChargeRepository(database.db),
+    charges: new UploadChargeRepository(database.db, () => uploadLoad.busy),
     folders: new FolderRepository(database.db),
     folderKeys: new FolderKeyRepository(database.db),
     sessions: new SessionRepository(database.db),

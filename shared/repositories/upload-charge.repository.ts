@@ -29,6 +29,14 @@ interface ChargedUpload {
 
 const FILE_COLUMNS = Object.entries(getTableColumns(files));
 
+/**
+ * While uploads burst, a charge with none of its account's in flight waits this long before it
+ * starts, so that the uploads finishing meanwhile share its statement and commit (PostgreSQL's
+ * commit_delay, for the same reason). Alone, a charge goes at once. In interleaved bench runs of
+ * 100 KB uploads at concurrency 32 it took 6-13% more uploads a second, at a lower median latency.
+ */
+const GROUP_COMMIT_DELAY_MS = 1;
+
 /** A raw `returning *` row of files, typed the way drizzle's own queries return it. */
 function fromRow(raw: Record<string, unknown>): FileRow {
   const row: Record<string, unknown> = {};
@@ -46,9 +54,16 @@ function fromRow(raw: Record<string, unknown>): FileRow {
 export class UploadChargeRepository {
   // Every account upload runs this; prepared, it is planned once per connection, not per upload.
   private readonly insertChargedStatement;
-  private readonly charges = new Batcher<ChargedUpload, FileRow>((accountId, uploads) => this.chargeBatch(accountId, uploads));
+  private readonly charges: Batcher<ChargedUpload, FileRow>;
 
-  constructor(private readonly db: Database) {
+  /** `isBusy`: whether uploads are pouring in (then charges wait for company, see GROUP_COMMIT_DELAY_MS). */
+  constructor(
+    private readonly db: Database,
+    isBusy: () => boolean = () => false,
+  ) {
+    this.charges = new Batcher((accountId, uploads) => this.chargeBatch(accountId, uploads), {
+      linger: () => (isBusy() ? GROUP_COMMIT_DELAY_MS : 0),
+    });
     const p = (name: 'accountId' | 'day' | 'dailyLimit' | 'storageLimit') => sql.placeholder(name);
     // Records uploads of one account and charges them, in one statement: the account row is updated
     // only while today's count and the storage stay within their limits with all of them (a

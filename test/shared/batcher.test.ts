@@ -45,9 +45,32 @@ describe('Batcher', () => {
     const group = new Batcher<number, number>(async (_key, items) => {
       sizes.push(items);
       return items.map((n) => ({ ok: true as const, value: n }));
-    }, 2);
+    }, { maxBatch: 2 });
     expect(await Promise.all([1, 2, 3, 4, 5].map((n) => group.submit('a', n)))).to.deep.equal([1, 2, 3, 4, 5]);
     expect(sizes).to.deep.equal([[1, 2], [3, 4], [5]]);
+  });
+
+  it('waits the linger before a run starts, so items of later turns join it; with none they go next', async () => {
+    const batches: number[][] = [];
+    let lingerMs = 20;
+    const group = new Batcher<number, number>(
+      async (_key, items) => {
+        batches.push(items);
+        return items.map((n) => ({ ok: true as const, value: n }));
+      },
+      { linger: () => lingerMs },
+    );
+    const nextTurns = async () => {
+      for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+    };
+    const lingered = group.submit('a', 1);
+    await nextTurns();
+    expect(await Promise.all([lingered, group.submit('a', 2)])).to.deep.equal([1, 2]);
+    lingerMs = 0;
+    const prompt = group.submit('a', 3);
+    await nextTurns();
+    expect(await Promise.all([prompt, group.submit('a', 4)])).to.deep.equal([3, 4]);
+    expect(batches).to.deep.equal([[1, 2], [3], [4]]);
   });
 
   it('runs different keys side by side', async () => {

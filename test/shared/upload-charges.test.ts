@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import type { NewFile } from '../../shared/repositories/upload-charge.repository.js';
+import { type NewFile, UploadChargeRepository } from '../../shared/repositories/upload-charge.repository.js';
 import { isUnstorableText } from '../../shared/repositories/pg-errors.js';
 import { createTestEnv, type TestEnv } from '../helpers/test-env.js';
 import { fileRowsOf, storageUsedBy } from '../helpers/uploads.js';
@@ -46,6 +46,25 @@ describe('UploadChargeRepository.insertCharged: concurrent uploads of one accoun
     expect(await fileRowsOf(env, alice.id)).to.have.length(8);
     expect(await storageUsedBy(env, alice.id)).to.equal(8 * 100 + 28);
     expect(await env.container.services.accounts.uploadsToday(alice.id)).to.equal(8);
+  });
+
+  it('while uploads burst, charges that come a moment apart share one commit; otherwise each goes at once', async () => {
+    const carol = await env.createAccount({ plan: 'pro' });
+    let busy = true;
+    const charges = new UploadChargeRepository(env.container.db, () => busy);
+    const aMomentApart = async (prefix: string) => {
+      const first = charges.insertCharged(newFile(carol.id, `${prefix}-1.png`), ROOMY);
+      // Later turns of the event loop: without a delay the first charge is on its way by then.
+      for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+      return Promise.all([first, charges.insertCharged(newFile(carol.id, `${prefix}-2.png`), ROOMY)]);
+    };
+    const burst = await aMomentApart('burst');
+    expect(burst[0].createdAt.getTime()).to.equal(burst[1].createdAt.getTime());
+    busy = false;
+    const calm = await aMomentApart('calm');
+    expect(calm[0].createdAt.getTime()).to.be.below(calm[1].createdAt.getTime());
+    expect(await fileRowsOf(env, carol.id)).to.have.length(4);
+    expect(await env.container.services.accounts.uploadsToday(carol.id)).to.equal(4);
   });
 
   it('takes exactly the room left under the daily limit when a batch does not fit', async () => {
