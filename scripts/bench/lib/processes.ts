@@ -6,6 +6,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { JobQueues, QUEUE_NAMES } from '../../../shared/jobs.js';
 import { createRedis } from '../../../shared/redis.js';
+import { MALLOC_TUNABLES } from '../../lib/malloc-tunables.js';
 import { freePort } from '../../lib/ports.js';
 import { onCleanup } from './cleanup.js';
 
@@ -123,6 +124,8 @@ export async function startService(extraEnv: Record<string, string> = {}): Promi
     BASE_URL: `http://127.0.0.1:${port}`,
     REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
     LOG_LEVEL: 'warn',
+    // As `npm start` runs it (package.json); the baselines keep glibc's defaults.
+    GLIBC_TUNABLES: MALLOC_TUNABLES,
     PLAN_PRO_DAILY_LIMIT: '10000000',
     RATE_LIMIT_UPLOADS_PER_MINUTE: '10000000',
     ...extraEnv,
