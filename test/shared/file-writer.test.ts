@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -39,6 +39,24 @@ describe('FileWriter (the local driver writing behind its input)', () => {
     writer.end(chunk);
     await once(writer, 'finish');
     expect((await readFile(file)).length).to.equal((accepted + 2) * chunk.length);
+  });
+
+  it('gathers what arrives into one write: a small body is written once it has ended, a large one from 128 KB on', async () => {
+    const file = path.join(dir, 'gathered');
+    const writer = new FileWriter(file, 4 * 1024 * 1024);
+    const chunk = randomBytes(16 * 1024);
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
+    for (let i = 0; i < 7; i++) writer.write(chunk);
+    await settle();
+    // 112 KB taken, the input still open: nothing has gone to disk yet.
+    expect((await stat(file)).size).to.equal(0);
+    writer.write(chunk);
+    await settle();
+    // 128 KB waiting: written without waiting for the end.
+    expect((await stat(file)).size).to.equal(8 * chunk.length);
+    writer.end(chunk);
+    await once(writer, 'finish');
+    expect((await stat(file)).size).to.equal(9 * chunk.length);
   });
 
   it('counts what it takes, and fails with 413 at the chunk that passes its ceiling, keeping no more', async () => {
