@@ -25,8 +25,11 @@ export interface JobPayloads {
   'notify.broadcast': { broadcastId: string; type: string; title: string; message: string; data: Record<string, unknown> };
   /** Every minute: close polls whose closesAt has passed. */
   'polls.close-due': Record<string, never>;
-  /** Send a stored file to the moderation service and act on its verdict. */
-  'moderation.check': { fileId: string; objectKey: string };
+  /**
+   * Send stored files to the moderation service, one after another, and act on each verdict: the
+   * uploads committed together share one job (a lost check's sweep queues one file a job).
+   */
+  'moderation.check': { files: { fileId: string; objectKey: string }[] };
   /** Every ten minutes: queue a check for unjudged files whose check was lost. */
   'moderation.sweep': Record<string, never>;
   /** Fetch a remote image and store it as an upload; the API waits for the result. */

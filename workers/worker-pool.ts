@@ -39,9 +39,10 @@ export async function startWorkers(
         async (job, _token, signal) => {
           const handler = handlers[job.name as JobName] as JobHandler<JobName> | undefined;
           if (!handler) throw new UnrecoverableError(`No handler for job ${job.name}`);
-          if (YIELDING_QUEUES.includes(queue)) await container.uploadLoad.quiet(BURST_PAUSE_MS);
+          const pause = YIELDING_QUEUES.includes(queue) ? () => container.uploadLoad.quiet(BURST_PAUSE_MS) : () => Promise.resolve();
+          await pause();
           try {
-            return await handler(job.data, { container, job, signal: signal ?? new AbortController().signal });
+            return await handler(job.data, { container, job, signal: signal ?? new AbortController().signal, pause });
           } catch (err) {
             // A client error will not heal by retrying; either way the waiting side gets the AppError back.
             if (isAppError(err)) throw err.expose ? new UnrecoverableError(encodeJobError(err)) : new Error(encodeJobError(err));

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { AccountRow, FileRow } from '../db/schema.js';
+import { Batcher } from '../batcher.js';
 import { AppError } from '../errors.js';
 import { JOBS, type JobQueues } from '../jobs.js';
 import type { Logger } from '../logger.js';
@@ -21,6 +22,11 @@ const LIMIT_TTL_MS = 5 * 60_000;
 // A check normally runs within seconds; a file unjudged this long after it was stored lost its job.
 const LOST_AFTER_MS = 15 * 60_000;
 const SWEEP_BATCH = 500;
+// Files committed together (a burst's charge batch) share one check job, up to this many; the job
+// checks them one after another. A job per upload cost Redis a script run each: in interleaved
+// rounds of 100 KB uploads at concurrency 32, Redis spent 0.087 ms of CPU per upload with a job each
+// and 0.050 with shared ones, the web thread 0.68 and 0.64 ms.
+const FILES_PER_CHECK_JOB = 16;
 
 function checkJobId(file: Pick<FileRow, 'id' | 'objectKey'>): string {
   return `moderate-${file.id}-${file.objectKey.slice(file.objectKey.lastIndexOf('/') + 1)}`;
@@ -48,6 +54,7 @@ export interface ModerationDeps {
  */
 export class ModerationService {
   private visionLimit: { bytes: number; until: number } | undefined;
+  private readonly checks = new Batcher<FileRow, void>((_queue, files) => this.queueCheck(files), { maxBatch: FILES_PER_CHECK_JOB });
 
   constructor(private readonly deps: ModerationDeps) {}
 
@@ -58,15 +65,28 @@ export class ModerationService {
   /** Queues the check of a file's current content (a replace queues its own). */
   async enqueue(file: FileRow): Promise<void> {
     if (!this.isModerated(file.mimeType)) return;
-    await this.deps.jobs.add('moderation.check', { fileId: file.id, objectKey: file.objectKey }, { jobId: checkJobId(file) }).catch((err: unknown) => {
+    await this.checks.submit('moderation', file).catch((err: unknown) => {
       this.deps.logger.error({ err, fileId: file.id }, 'could not queue a moderation check');
     });
   }
 
   /**
+   * One job for the files queued at the same moment. A job of one file has the file's own id, which
+   * is what the sweep for lost checks looks for; a job of several has an id of its own, as the
+   * first file's could already be taken, and a taken id would drop the rest without a word.
+   */
+  private async queueCheck(files: FileRow[]) {
+    const data = { files: files.map((file) => ({ fileId: file.id, objectKey: file.objectKey })) };
+    await this.deps.jobs.add('moderation.check', data, files.length === 1 ? { jobId: checkJobId(files[0]!) } : {});
+    return files.map(() => ({ ok: true as const, value: undefined }));
+  }
+
+  /**
    * Safety net behind the checks queued at upload (a Redis outage may lose one): files still
-   * unjudged a while after they were stored, with no check queued, get one. A check that failed for
-   * good (the service was down for days) stays failed, for an administrator to see.
+   * unjudged a while after they were stored, with no check queued under their own id, get one. A
+   * check that failed for good (the service was down for days) stays failed, for an administrator
+   * to see. A file still waiting in a job of several (the service down for longer than that) gets
+   * a job of its own too; whichever runs second finds it judged and leaves it.
    */
   async requeueLost(now = Date.now()): Promise<number> {
     if (!this.deps.config.enabled) return 0;
@@ -94,10 +114,16 @@ export class ModerationService {
     }
   }
 
-  /** Worker side. Throws (so the job retries with backoff) while the moderation service is unreachable. */
-  async check(fileId: string, objectKey: string): Promise<Verdict | 'skipped' | 'gone'> {
+  /**
+   * Worker side. Throws (so the job retries with backoff) while the moderation service is
+   * unreachable; content judged already (by an earlier attempt of its job, or by a second job) is
+   * left as it is.
+   */
+  async check(fileId: string, objectKey: string): Promise<Verdict | 'skipped' | 'gone' | 'judged'> {
     const file = await this.deps.files.findById(fileId);
     if (!file || file.objectKey !== objectKey) return 'gone';
+    // A replace clears moderatedAt along with the new object key.
+    if (file.moderatedAt) return 'judged';
     const maxBytes = await this.visionMaxBytes();
     // The service would refuse it (413) after receiving that much: do not send it at all. The row's
     // size is that of this object key's content (a replace stores a new key).

@@ -112,6 +112,24 @@ describe('moderation in the upload pipeline', function () {
     expect(await purgedFor(unjudged.row.filename)).to.equal(false);
   });
 
+  it('queues the files of one moment as one job; a check finds content judged already and leaves it', async () => {
+    const rows = [];
+    for (let i = 0; i < 3; i++) rows.push((await uploadAndJudge('allow')).row);
+    const sent = vision.state.received.length;
+    // Queued at the same moment, as the uploads of one charge batch are: one job for all three.
+    await Promise.all(rows.map((row) => env.container.services.moderation.enqueue(row)));
+    const ids = rows.map((row) => row.id).sort();
+    const queue = env.container.jobs.queue('moderation');
+    let together: Awaited<ReturnType<typeof queue.getJobs>>[number] | undefined;
+    await eventually(async () => {
+      const jobs = await queue.getJobs(['completed']);
+      together = jobs.find((job) => JSON.stringify(job.data.files?.map((f: { fileId: string }) => f.fileId).sort()) === JSON.stringify(ids));
+      return together !== undefined;
+    });
+    expect(together!.returnvalue).to.deep.equal({ outcomes: ['judged', 'judged', 'judged'] });
+    expect(vision.state.received.length).to.equal(sent);
+  });
+
   it('records content the service cannot judge without retrying', async () => {
     const { row } = await uploadAndJudge('refuse');
     expect(row.moderationVerdict).to.equal(null);

@@ -22,8 +22,8 @@ describe('JobQueues.add', () => {
 
   it('adds jobs queued at the same moment each with its own id, delay and options', async () => {
     const [check, again, expire, remove] = await Promise.all([
-      jobs.add('moderation.check', { fileId: 'f1', objectKey: 'objects/a' }, { jobId: 'moderate-f1-a' }),
-      jobs.add('moderation.check', { fileId: 'f1', objectKey: 'objects/a' }, { jobId: 'moderate-f1-a' }),
+      jobs.add('moderation.check', { files: [{ fileId: 'f1', objectKey: 'objects/a' }] }, { jobId: 'moderate-f1-a' }),
+      jobs.add('moderation.check', { files: [{ fileId: 'f1', objectKey: 'objects/a' }] }, { jobId: 'moderate-f1-a' }),
       jobs.add('file.expire', { fileId: 'f2' }, { delay: 60_000, jobId: 'expire-f2' }),
       jobs.add('object.delete', { key: 'objects/b' }),
     ]);

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { QueueEvents } from 'bullmq';
 import { JOBS, QUEUE_NAMES } from '../../shared/jobs.js';
@@ -49,9 +50,9 @@ describe('workers', () => {
       // Each check runs until the test lets it end.
       const running = new Map<string, () => void>();
       let most = 0;
-      const gated: typeof handlers['moderation.check'] = ({ fileId }) =>
+      const gated: typeof handlers['moderation.check'] = ({ files: [file] }) =>
         new Promise((resolve) => {
-          running.set(fileId, () => resolve('skipped'));
+          running.set(file!.fileId, () => resolve('skipped'));
           most = Math.max(most, running.size);
         });
       const end = (fileId: string) => {
@@ -63,7 +64,7 @@ describe('workers', () => {
       const pool = await startWorkers(quiet.container, ['moderation'], { ...handlers, 'moderation.check': gated });
       try {
         const added = Date.now();
-        for (const fileId of ['a', 'b', 'c', 'd']) await jobs.add('moderation.check', { fileId, objectKey: newObjectKey() });
+        for (const fileId of ['a', 'b', 'c', 'd']) await jobs.add('moderation.check', { files: [{ fileId, objectKey: newObjectKey() }] });
         // The first check waits out its pause, then starts although the burst goes on.
         await eventually(async () => running.has('a'), 5000);
         // (Half the pause: timers measure from the event loop's cached clock, which may lag.)
@@ -83,6 +84,31 @@ describe('workers', () => {
         expect(most).to.equal(2);
       } finally {
         for (const fileId of [...running.keys()]) end(fileId);
+        await pool.close();
+      }
+    } finally {
+      await quiet.close();
+    }
+  });
+
+  it('pauses between the files of one check job during a burst, as before each job', async () => {
+    const quiet = await createTestEnv();
+    try {
+      const { uploadLoad, jobs } = quiet.container;
+      const burst = Array.from({ length: 8 }, () => uploadLoad.enter());
+      const pool = await startWorkers(quiet.container, ['moderation'], handlers);
+      try {
+        // Files that are not there: each check ends at once ('gone'), so the time is the pauses'.
+        const files = Array.from({ length: 3 }, () => ({ fileId: randomUUID(), objectKey: newObjectKey() }));
+        const added = Date.now();
+        const job = await jobs.add('moderation.check', { files });
+        await eventually(async () => (await job.isCompleted()) === true, 10_000);
+        // Three pauses (before the job and between its files), each measured with the tolerance above.
+        expect(Date.now() - added).to.be.at.least((3 * BURST_PAUSE_MS) / 2);
+        const done = await jobs.queue('moderation').getJob(job.id!);
+        expect(done!.returnvalue).to.deep.equal({ outcomes: ['gone', 'gone', 'gone'] });
+      } finally {
+        burst.forEach((leave) => leave());
         await pool.close();
       }
     } finally {

@@ -1,5 +1,15 @@
 import type { JobHandler } from '../handler.js';
 
-export const moderationCheck: JobHandler<'moderation.check'> = async ({ fileId, objectKey }, { container }) => {
-  return { outcome: await container.services.moderation.check(fileId, objectKey) };
+/**
+ * Checks the job's files one after another, each after the pause a yielding queue takes (the first
+ * had it before the job). A failure (the service unreachable) ends the job, to be retried; the
+ * files judged by then are left alone on the retry.
+ */
+export const moderationCheck: JobHandler<'moderation.check'> = async ({ files }, { container, pause }) => {
+  const outcomes = [];
+  for (const [i, { fileId, objectKey }] of files.entries()) {
+    if (i > 0) await pause();
+    outcomes.push(await container.services.moderation.check(fileId, objectKey));
+  }
+  return { outcomes };
 };
