@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { QueueEvents } from 'bullmq';
+import { type Job, QueueEvents } from 'bullmq';
 import { JOBS, QUEUE_NAMES } from '../../shared/jobs.js';
 import { newObjectKey } from '../../shared/storage/index.js';
 import { handlers } from '../../workers/handlers/index.js';
@@ -114,6 +114,14 @@ describe('workers', () => {
     } finally {
       await quiet.close();
     }
+  });
+
+  it('stops a check job between its files when the worker shuts down, for its retry to finish', async () => {
+    const shutdown = new AbortController();
+    const files = Array.from({ length: 2 }, () => ({ fileId: randomUUID(), objectKey: newObjectKey() }));
+    const ctx = { container: env.container, job: {} as Job, signal: shutdown.signal, pause: async () => shutdown.abort() };
+    const failure = await handlers['moderation.check']({ files }, ctx).catch((err: unknown) => err);
+    expect((failure as Error).name).to.equal('AbortError');
   });
 
   it('refuses to boot when a job has no handler', async () => {
