@@ -32,26 +32,25 @@ export async function startWorkers(
 ): Promise<WorkerPool> {
   assertHandlers(queues, handlers);
   const { config, logger } = container;
-  const workers = queues.map(
-    (queue) =>
-      new Worker(
-        queue,
-        async (job, _token, signal) => {
-          const handler = handlers[job.name as JobName] as JobHandler<JobName> | undefined;
-          if (!handler) throw new UnrecoverableError(`No handler for job ${job.name}`);
-          const pause = YIELDING_QUEUES.includes(queue) ? () => container.uploadLoad.quiet(BURST_PAUSE_MS) : () => Promise.resolve();
-          await pause();
-          try {
-            return await handler(job.data, { container, job, signal: signal ?? new AbortController().signal, pause });
-          } catch (err) {
-            // A client error will not heal by retrying; either way the waiting side gets the AppError back.
-            if (isAppError(err)) throw err.expose ? new UnrecoverableError(encodeJobError(err)) : new Error(encodeJobError(err));
-            throw err;
-          }
-        },
-        { connection: createRedis(config.redisUrl, 'worker'), prefix: config.redisPrefix, concurrency },
-      ),
-  );
+  const workers = queues.map((queue) => {
+    const pause = YIELDING_QUEUES.includes(queue) ? () => container.uploadLoad.quiet(BURST_PAUSE_MS) : () => Promise.resolve();
+    return new Worker(
+      queue,
+      async (job, _token, signal) => {
+        const handler = handlers[job.name as JobName] as JobHandler<JobName> | undefined;
+        if (!handler) throw new UnrecoverableError(`No handler for job ${job.name}`);
+        await pause();
+        try {
+          return await handler(job.data, { container, job, signal: signal ?? new AbortController().signal, pause });
+        } catch (err) {
+          // A client error will not heal by retrying; either way the waiting side gets the AppError back.
+          if (isAppError(err)) throw err.expose ? new UnrecoverableError(encodeJobError(err)) : new Error(encodeJobError(err));
+          throw err;
+        }
+      },
+      { connection: createRedis(config.redisUrl, 'worker'), prefix: config.redisPrefix, concurrency },
+    );
+  });
   // Moderation checks cost this process as much CPU as the uploads that queue them (and the
   // moderation service more): during a burst of uploads they go one at a time, each after a pause,
   // and catch up after.

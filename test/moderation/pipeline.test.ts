@@ -266,8 +266,9 @@ describe('moderation: holding files until their verdict', function () {
       vision.state.answer = 'allow';
       const [row] = await env.container.db.select().from(files).where(eq(files.accountId, alice.id));
       const queue = env.container.jobs.queue('moderation');
-      const job = (await queue.getJobs(['delayed', 'waiting', 'active'])).find((j) => j.data.fileId === row!.id);
-      if (job && (await job.getState()) === 'delayed') await job.promote();
+      const job = (await queue.getJobs(['delayed', 'waiting', 'active'])).find((j) => j.name === 'moderation.check' && j.data.files.some((f: { fileId: string }) => f.fileId === row!.id));
+      expect(job).not.to.equal(undefined);
+      if ((await job!.getState()) === 'delayed') await job!.promote();
       await eventually(async () => (await getWithHost(res.body.data.url)).status === 200);
 
       // New content is unjudged again: held until its own verdict.
