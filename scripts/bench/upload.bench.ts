@@ -36,8 +36,8 @@ function pairedRatio(a: number[], b: number[]): number {
 }
 
 /** Each contender's figure of every round, in the order the rounds ran: the spread behind a median. */
-function printRounds(title: string, rounds: Record<string, number[]>, figure: (value: number) => number) {
-  const lines = Object.entries(rounds).map(([name, values]) => `${name} ${values.map((v) => figure(v).toFixed(0)).join(' ')}`);
+function printRounds(title: string, rounds: Record<string, number[]>, figure: (value: number) => number, digits = 0) {
+  const lines = Object.entries(rounds).map(([name, values]) => `${name} ${values.map((v) => figure(v).toFixed(digits)).join(' ')}`);
   process.stdout.write(`  ${title}: ${lines.join('; ')}\n`);
 }
 
@@ -129,10 +129,11 @@ export async function run(): Promise<{ title: string; rows: BenchRow[] }> {
     const small = imageChunk(SMALL);
     const koa = await startBaseline('scripts/bench/baselines/koa-multer-server.ts');
     unmoderated = await startService({ MODERATION_ENABLED: 'false' });
-    type Contender = { url: string; key?: string; rps: number[]; latencies: number[] };
-    const baseline: Contender = { url: koa.url, rps: [], latencies: [] };
-    const service100k: Contender = { url: upload, key: service.apiKey, rps: [], latencies: [] };
-    const pipelineOnly: Contender = { url: `${unmoderated.url}/api/upload`, key: unmoderated.apiKey, rps: [], latencies: [] };
+    // Per round: uploads a second and the round's own p99 / p50 (its tail under one steady load).
+    type Contender = { url: string; key?: string; rps: number[]; tails: number[]; latencies: number[] };
+    const baseline: Contender = { url: koa.url, rps: [], tails: [], latencies: [] };
+    const service100k: Contender = { url: upload, key: service.apiKey, rps: [], tails: [], latencies: [] };
+    const pipelineOnly: Contender = { url: `${unmoderated.url}/api/upload`, key: unmoderated.apiKey, rps: [], tails: [], latencies: [] };
     const smallContenders = [baseline, service100k, pipelineOnly];
     const bothIdle = () => Promise.all([service.idle(), unmoderated!.idle()]);
     const measure = async (contender: Contender, total: number) => {
@@ -150,13 +151,18 @@ export async function run(): Promise<{ title: string; rows: BenchRow[] }> {
         const contender = smallContenders[(round + i) % smallContenders.length]!;
         const result = await measure(contender, SMALL_PER_ROUND);
         contender.rps.push(SMALL_PER_ROUND / result.seconds);
+        contender.tails.push(percentile(result.latencies, 99) / percentile(result.latencies, 50));
         contender.latencies.push(...result.latencies);
         await bothIdle();
       }
     }
     await koa.stop();
     printRounds('100 KB rounds, req/s', { 'bare Koa+multer': baseline.rps, service: service100k.rps, 'moderation off': pipelineOnly.rps }, (rps) => rps);
+    printRounds('100 KB rounds, p99 / p50', { 'bare Koa+multer': baseline.tails, service: service100k.tails }, (tail) => tail, 2);
     const rps = (c: Contender) => median(c.rps);
+    // The tail target is held per round, like the throughput ratio: pooled over rounds, p99 comes
+    // from the slow rounds and p50 from the fast ones (the machine's speed drifts 2x within a run),
+    // so the pooled figure measures that drift as much as the service. It is printed beside it.
     const p50 = percentile(service100k.latencies, 50);
     const p99 = percentile(service100k.latencies, 99);
     rows.push(
@@ -168,7 +174,9 @@ export async function run(): Promise<{ title: string; rows: BenchRow[] }> {
       { name: '100 KB uploads x32, service with moderation off / baseline', value: pairedRatio(pipelineOnly.rps, baseline.rps), unit: 'ratio' },
       { name: '100 KB uploads x32, service p50', value: p50, unit: 'ms' },
       { name: '100 KB uploads x32, service p99', value: p99, unit: 'ms' },
-      { name: '100 KB uploads x32, service p99 / p50', value: p99 / p50, unit: 'ratio', target: ['<=', 4] },
+      { name: '100 KB uploads x32, service p99 / p50, median of rounds', value: median(service100k.tails), unit: 'ratio', target: ['<=', 4] },
+      { name: '100 KB uploads x32, service p99 / p50, pooled over rounds', value: p99 / p50, unit: 'ratio' },
+      { name: '100 KB uploads x32, bare Koa+multer p99 / p50, median of rounds', value: median(baseline.tails), unit: 'ratio' },
     );
   } finally {
     await unmoderated?.stop();
