@@ -1,5 +1,5 @@
 import type { ParameterizedContext } from 'koa';
-import type { AccountRow } from '../shared/db/schema.js';
+import type { Principal } from '../shared/principal.js';
 import type { Uploader } from '../shared/services/upload.service.js';
 
 /** What middleware leaves on ctx.state for the routes after it. */
@@ -7,18 +7,19 @@ export interface AppState {
   requestId: string;
   /** what the request metrics call a request no router matched (e.g. a file on a subdomain) */
   route?: string;
-  account?: AccountRow;
+  /** set by the auth middleware: who the request acts for */
+  principal?: Principal;
   /** set by the upload auth middleware */
   uploader?: Uploader;
 }
 
 export type AppContext = ParameterizedContext<AppState>;
 
-/** The account the auth middleware resolved; only call behind it. */
-export function accountOf(ctx: AppContext): AccountRow {
-  const account = ctx.state.account;
-  if (!account) throw new Error('accountOf() used on a route without authentication');
-  return account;
+/** Who the auth middleware found the request acts for; only call behind it. */
+export function principalOf(ctx: AppContext): Principal {
+  const principal = ctx.state.principal;
+  if (!principal) throw new Error('principalOf() used on a route without authentication');
+  return principal;
 }
 
 export function uploaderOf(ctx: AppContext): Uploader {

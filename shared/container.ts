@@ -8,11 +8,13 @@ import { Plans } from './plans.js';
 import { createRedis } from './redis.js';
 import { createRateLimits } from './rate-limits.js';
 import { AccountRepository } from './repositories/account.repository.js';
+import { FileMaintenanceRepository } from './repositories/file-maintenance.repository.js';
 import { FileRepository } from './repositories/file.repository.js';
 import { FolderKeyRepository } from './repositories/folder-key.repository.js';
 import { FolderRepository } from './repositories/folder.repository.js';
 import { NotificationRepository } from './repositories/notification.repository.js';
 import { PollRepository } from './repositories/poll.repository.js';
+import { PublicFileRepository } from './repositories/public-file.repository.js';
 import { SessionRepository } from './repositories/session.repository.js';
 import { UploadChargeRepository } from './repositories/upload-charge.repository.js';
 import { AccountService } from './services/account.service.js';
@@ -36,7 +38,6 @@ import { UploadAuthService } from './services/upload-auth.service.js';
 import { UploadService } from './services/upload.service.js';
 import { UrlUploadService } from './services/url-upload.service.js';
 import { createStorage } from './storage/index.js';
-import { UploadLoad } from './upload-load.js';
 
 export interface ContainerOptions {
   /** An already open database (tests hand in a per-file clone). */
@@ -62,12 +63,14 @@ export async function createContainer(config: Config, options: ContainerOptions 
 
   const urls = new FileUrls(config.siteUrl, config.baseUrl, box, config.privateLinkTtlSeconds);
   const rateLimits = createRateLimits(redis, config);
-  const uploadLoad = new UploadLoad();
 
   const repositories = {
     accounts: new AccountRepository(database.db),
     files: new FileRepository(database.db),
-    charges: new UploadChargeRepository(database.db, () => uploadLoad.busy),
+    // Statements that take no owner: handed only to the services that serve, expire and moderate.
+    publicFiles: new PublicFileRepository(database.db),
+    fileMaintenance: new FileMaintenanceRepository(database.db),
+    charges: new UploadChargeRepository(database.db),
     folders: new FolderRepository(database.db),
     folderKeys: new FolderKeyRepository(database.db),
     sessions: new SessionRepository(database.db),
@@ -84,7 +87,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
   const cachePurges = new CachePurgeService({ cache: fileCache, jobs, redis, urls, logger, config });
   const notifications = new NotificationService(repositories.notifications, redis, jobs, config.redisPrefix);
   const moderation = new ModerationService({
-    files: repositories.files,
+    files: repositories.fileMaintenance,
     accounts: repositories.accounts,
     storage,
     jobs,
@@ -119,6 +122,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     urlUploads: new UrlUploadService({ jobs, uploads, uploadAuth, accounts: repositories.accounts, config }),
     files: new FileService({
       files: repositories.files,
+      maintenance: repositories.fileMaintenance,
       folders,
       accounts: repositories.accounts,
       uploads,
@@ -130,8 +134,8 @@ export async function createContainer(config: Config, options: ContainerOptions 
       logger,
     }),
     urlFormats: new UrlFormatService(repositories.accounts, urls, plans),
-    dashboard: new DashboardService({ files: repositories.files, accounts, folders, folderKeys, urls }),
-    hosted: new HostedFileService(repositories.files, repositories.accounts, storage, fileCache, moderation),
+    dashboard: new DashboardService({ files: repositories.files, accountRows: repositories.accounts, accounts, folders, folderKeys, urls }),
+    hosted: new HostedFileService(repositories.files, repositories.publicFiles, repositories.accounts, storage, fileCache, moderation),
     siteSessions: new SiteSessionService(box, new URL(config.siteUrl).origin),
   };
 
@@ -147,7 +151,6 @@ export async function createContainer(config: Config, options: ContainerOptions 
     plans,
     urls,
     rateLimits,
-    uploadLoad,
     repositories,
     services,
     async close() {

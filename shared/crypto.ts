@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHmac, hash, hkdfSync, randomBytes, randomFillSync, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, hash, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** Lookup hash for high-entropy secrets (API keys, tokens): fast and deterministic is right here. */
 export function sha256(value: string): string {
@@ -6,25 +6,8 @@ export function sha256(value: string): string {
   return hash('sha256', value, 'hex');
 }
 
-// Small random values are cut from a pool that is refilled 4 KiB at a time, as Node does for
-// randomUUID: every upload needs three, and a call into the CSPRNG per value costs more than the
-// bytes. Bytes are handed out once and only inside this module, turned into strings at once.
-const POOL_SIZE = 4096;
-const pool = Buffer.alloc(POOL_SIZE);
-let poolOffset = POOL_SIZE;
-
-function randomChunk(bytes: number): Buffer {
-  if (bytes > POOL_SIZE) return randomBytes(bytes);
-  if (poolOffset + bytes > POOL_SIZE) {
-    randomFillSync(pool);
-    poolOffset = 0;
-  }
-  poolOffset += bytes;
-  return pool.subarray(poolOffset - bytes, poolOffset);
-}
-
 export function randomHex(bytes: number): string {
-  return randomChunk(bytes).toString('hex');
+  return randomBytes(bytes).toString('hex');
 }
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -33,7 +16,7 @@ const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 export function randomBase62(length: number): string {
   let out = '';
   while (out.length < length) {
-    for (const b of randomChunk(length * 2)) {
+    for (const b of randomBytes(length * 2)) {
       if (b < 248) out += BASE62[b % 62];
       if (out.length === length) break;
     }

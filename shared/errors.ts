@@ -11,8 +11,9 @@ export class AppError extends Error {
     readonly code: string,
     message: string,
     readonly extra: Record<string, unknown> = {},
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
     this.name = 'AppError';
     this.expose = status < 500;
   }
@@ -38,8 +39,9 @@ export class AppError extends Error {
   static tooManyRequests(message: string, retryAfterSeconds: number) {
     return new AppError(429, 'too_many_requests', message, { retryAfter: Math.max(1, Math.ceil(retryAfterSeconds)) });
   }
-  static storageUnavailable(message = 'Storage is briefly unavailable, nothing was saved; retry') {
-    return new AppError(502, 'storage_unavailable', message);
+  /** `cause`: what failed underneath, for the log (a 5xx never shows it). */
+  static storageUnavailable(message = 'Storage is briefly unavailable, nothing was saved; retry', cause?: unknown) {
+    return new AppError(502, 'storage_unavailable', message, {}, { cause });
   }
 }
 

@@ -1,7 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { type Job, Queue, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { Batcher, type Outcome } from './batcher.js';
 
 /**
  * Every queue and job of the system, with its payload type and options, named once. Producers and
@@ -9,8 +7,6 @@ import { Batcher, type Outcome } from './batcher.js';
  */
 export const QUEUE_NAMES = ['objects', 'expiry', 'url-fetch', 'cache-purge', 'notify', 'moderation'] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];
-/** Queues whose jobs can wait: their workers run one job at a time while this process's uploads burst (UploadLoad). */
-export const YIELDING_QUEUES: readonly QueueName[] = ['moderation'];
 
 export interface JobPayloads {
   /** Delete a stored object; every file delete and replace ends here. */
@@ -25,11 +21,8 @@ export interface JobPayloads {
   'notify.broadcast': { broadcastId: string; type: string; title: string; message: string; data: Record<string, unknown> };
   /** Every minute: close polls whose closesAt has passed. */
   'polls.close-due': Record<string, never>;
-  /**
-   * Send stored files to the moderation service, one after another, and act on each verdict: the
-   * uploads committed together share one job (a lost check's sweep queues one file a job).
-   */
-  'moderation.check': { files: { fileId: string; objectKey: string }[] };
+  /** Send one stored file's current content to the moderation service and act on the verdict. */
+  'moderation.check': { fileId: string; objectKey: string };
   /** Every ten minutes: queue a check for unjudged files whose check was lost. */
   'moderation.sweep': Record<string, never>;
   /** Fetch a remote image and store it as an upload; the API waits for the result. */
@@ -44,6 +37,20 @@ export interface JobPayloads {
   };
 }
 export type JobName = keyof JobPayloads;
+
+/**
+ * Jobs a worker process runs at once, per queue. A moderation check keeps the moderation service
+ * busy for ~100 ms of CPU per image: two at a time matches its own default concurrency. To keep
+ * checks off the web process's cores altogether, run `worker moderation` as a process of its own.
+ */
+export const QUEUE_CONCURRENCY: Record<QueueName, number> = {
+  objects: 4,
+  expiry: 4,
+  'url-fetch': 4,
+  'cache-purge': 4,
+  notify: 4,
+  moderation: 2,
+};
 
 const retried = (attempts: number, delay: number): JobsOptions => ({
   attempts,
@@ -66,6 +73,16 @@ export const JOBS: { [K in JobName]: { queue: QueueName; options: JobsOptions } 
   'url.fetch': { queue: 'url-fetch', options: { attempts: 1, removeOnComplete: { age: 3600 }, removeOnFail: { age: 3600 } } },
 };
 
+/**
+ * Job ids that make a job unique: queueing the same work twice is a no-op, and a sweep can tell
+ * whether the work was ever queued. Built here only.
+ */
+export const jobIds = {
+  /** One check per stored content: a replace (new object key) is checked again. */
+  moderationCheck: (fileId: string, objectKey: string) => `moderate-${fileId}-${objectKey.slice(objectKey.lastIndexOf('/') + 1)}`,
+  fileExpire: (fileId: string) => `expire-${fileId}`,
+};
+
 /** Jobs that run on a schedule; the workers of their queue register them at start (idempotently). */
 export const SCHEDULES: { id: string; job: JobName; everyMs: number }[] = [
   { id: 'expire-sweep', job: 'files.expire-sweep', everyMs: 60_000 },
@@ -80,22 +97,6 @@ export function isQueueName(value: string): value is QueueName {
 /** The producer side: one BullMQ Queue per queue name, created on first use. */
 export class JobQueues {
   private readonly queues = new Map<QueueName, Queue>();
-  // Jobs added to one queue at the same moment (a burst of uploads each queueing its check) go to
-  // Redis in one round trip. That pipeline runs every command even when one fails, so after a
-  // failure each caller learns whether its own job was stored (every job has an id to look for).
-  private readonly adds = new Batcher<{ name: JobName; data: unknown; opts: JobsOptions & { jobId: string } }, Job>(async (name, jobs) => {
-    const queue = this.queue(name as QueueName);
-    try {
-      return (await queue.addBulk(jobs)).map((job) => ({ ok: true, value: job }));
-    } catch (error) {
-      return Promise.all(
-        jobs.map(async ({ opts }): Promise<Outcome<Job>> => {
-          const stored = await queue.getJob(opts.jobId).catch(() => undefined);
-          return stored ? { ok: true, value: stored } : { ok: false, error };
-        }),
-      );
-    }
-  });
 
   constructor(
     private readonly connection: Redis,
@@ -111,10 +112,9 @@ export class JobQueues {
     return queue;
   }
 
-  async add<K extends JobName>(name: K, data: JobPayloads[K], options: JobsOptions = {}) {
+  async add<K extends JobName>(name: K, data: JobPayloads[K], options: JobsOptions = {}): Promise<Job<JobPayloads[K]>> {
     const def = JOBS[name];
-    const opts = { ...def.options, ...options, jobId: options.jobId ?? randomUUID() };
-    return this.adds.submit(def.queue, { name, data, opts }) as Promise<Job<JobPayloads[K]>>;
+    return this.queue(def.queue).add(name, data, { ...def.options, ...options });
   }
 
   /** Registers the scheduled jobs that run on these queues. */

@@ -8,7 +8,7 @@ import type { AppState } from '../state.js';
  * The account behind the request: its primary key in x-api-key, or a session token from sign-in
  * as `Authorization: Bearer` — or, for reads only, the website's session cookie (a browser's
  * EventSource cannot send headers; reads change nothing, so the cookie cannot be abused to act).
- * Missing or unknown is 401. (Folder keys never pass here.)
+ * Missing or unknown is 401. (Folder keys never pass here.) Leaves its principal on ctx.state.
  */
 export function requireAccount(accounts: AccountService, sessions: SessionService): Middleware<AppState> {
   return async (ctx, next) => {
@@ -16,9 +16,9 @@ export function requireAccount(accounts: AccountService, sessions: SessionServic
     const cookie = ctx.method === 'GET' ? ctx.cookies.get(SESSION_COOKIE) : undefined;
     const sessionToken = /^Bearer\s+(\S+)$/i.exec(ctx.get('authorization'))?.[1] ?? cookie;
     if (!key && !sessionToken) throw AppError.unauthorized('Missing x-api-key header');
-    const account = key ? await accounts.findByApiKey(key) : await sessions.accountOf(sessionToken!);
-    if (!account) throw AppError.unauthorized(key ? 'Invalid API key' : 'Invalid or expired session');
-    ctx.state.account = account;
+    const principal = key ? await accounts.findByApiKey(key) : await sessions.principalOf(sessionToken!);
+    if (!principal) throw AppError.unauthorized(key ? 'Invalid API key' : 'Invalid or expired session');
+    ctx.state.principal = principal;
     await next();
   };
 }

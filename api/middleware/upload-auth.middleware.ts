@@ -10,7 +10,7 @@ import type { AppState } from '../state.js';
  * (same Origin, plus its visitor cookie for anonymous uploads or the session cookie of a signed-in
  * account); anything else is 401. Then the rate limit of that caller.
  */
-export function uploadAuth({ services, rateLimits }: Container): Middleware<AppState> {
+export function uploadAuth({ services, rateLimits }: Pick<Container, 'services' | 'rateLimits'>): Middleware<AppState> {
   return async (ctx, next) => {
     const key = ctx.get('x-api-key');
     if (key) {
@@ -22,10 +22,10 @@ export function uploadAuth({ services, rateLimits }: Container): Middleware<AppS
     const site = services.siteSessions;
     const sameOrigin = site.isSameOrigin(ctx.get('origin') || undefined, ctx.get('referer') || undefined);
     const sessionToken = ctx.cookies.get(SESSION_COOKIE);
-    const account = sameOrigin && sessionToken ? await services.sessions.accountOf(sessionToken) : undefined;
-    if (account) {
-      ctx.state.uploader = services.uploadAuth.uploaderFor(account, account.defaultUploadFolderId);
-      await rateLimits.uploadsByKey.consume(account.id);
+    const principal = sameOrigin && sessionToken ? await services.sessions.principalOf(sessionToken) : undefined;
+    if (principal) {
+      ctx.state.uploader = services.uploadAuth.uploaderFor(principal, null);
+      await rateLimits.uploadsByKey.consume(principal.id);
       return next();
     }
     if (!sameOrigin || !site.verify(ctx.cookies.get(SITE_SESSION_COOKIE))) {

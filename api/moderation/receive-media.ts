@@ -3,11 +3,11 @@ import { rm } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import multer from '@koa/multer';
 import { z } from 'zod';
-import { isMalformedBody } from '../../shared/body-errors.js';
 import { AppError, isAppError } from '../../shared/errors.js';
 import { safeFetch } from '../../shared/net/safe-fetch.js';
 import { validate } from '../../shared/validation.js';
 import type { AppContext } from '../state.js';
+import { isMalformedBody } from '../upload/body-errors.js';
 import { parseMultipart } from '../upload/parse-multipart.js';
 import { receiveToFile } from './media.js';
 

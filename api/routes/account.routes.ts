@@ -1,17 +1,25 @@
 import { Router } from '@koa/router';
-import type { Container } from '../../shared/container.js';
-import { accountOf, type AppState } from '../state.js';
+import { z } from 'zod';
+import { URL_FORMATS } from '../../shared/services/url-format.service.js';
+import { validate } from '../../shared/validation.js';
+import { type AppState, principalOf } from '../state.js';
+import type { RouteDeps } from './route-deps.js';
 
-export function accountRoutes({ services }: Container) {
+const urlFormatSchema = z.object({
+  format: z.enum(URL_FORMATS, { error: 'format must be subdomain, short or custom' }),
+});
+
+export function accountRoutes({ services }: RouteDeps) {
   const router = new Router<AppState>();
   router.post('/regenerate-api-key', async (ctx) => {
-    ctx.body = { success: true, data: await services.accounts.regenerateApiKey(accountOf(ctx).id, ctx.get('x-api-key') || undefined) };
+    ctx.body = { success: true, data: await services.accounts.regenerateApiKey(principalOf(ctx).id, ctx.get('x-api-key') || undefined) };
   });
   router.get('/subdomain', async (ctx) => {
-    ctx.body = { success: true, data: await services.urlFormats.get(accountOf(ctx)) };
+    ctx.body = { success: true, data: await services.urlFormats.get(principalOf(ctx)) };
   });
   router.post('/subdomain', async (ctx) => {
-    ctx.body = { success: true, data: await services.urlFormats.set(accountOf(ctx), ctx.request.body) };
+    const { format } = validate(urlFormatSchema, ctx.request.body);
+    ctx.body = { success: true, data: await services.urlFormats.set(principalOf(ctx), format) };
   });
   return router;
 }

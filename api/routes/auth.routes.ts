@@ -1,8 +1,24 @@
 import { Router } from '@koa/router';
-import type { Container } from '../../shared/container.js';
+import { z } from 'zod';
+import { passwordSchema, usernameSchema } from '../../shared/services/account.service.js';
 import { SESSION_COOKIE } from '../../shared/services/session.service.js';
+import { validate } from '../../shared/validation.js';
 import { requireAccount } from '../middleware/auth.middleware.js';
-import { accountOf, type AppContext, type AppState } from '../state.js';
+import { type AppContext, type AppState, principalOf } from '../state.js';
+import type { RouteDeps } from './route-deps.js';
+
+const loginSchema = z.object({
+  username: z.string({ error: 'username is required' }).trim().min(1, 'username is required').max(64),
+  password: z.string({ error: 'password is required' }).min(1, 'password is required').max(256),
+  // Whatever it is, the captcha service judges it (a missing one is its 400 too).
+  captchaToken: z.unknown(),
+});
+const registerSchema = z.object({
+  username: usernameSchema,
+  email: z.email({ error: 'email must be an email address' }),
+  password: passwordSchema,
+  captchaToken: z.unknown(),
+});
 
 /** The website keeps the session in an HttpOnly cookie; API clients use the token as a Bearer. */
 function setSessionCookie(ctx: AppContext, token: string, expires: Date) {
@@ -13,11 +29,11 @@ function signInContext(ctx: AppContext) {
   return { ip: ctx.ip, userAgent: ctx.get('user-agent') || null };
 }
 
-export function authRoutes({ services }: Container) {
+export function authRoutes({ services }: RouteDeps) {
   const router = new Router<AppState>({ prefix: '/auth' });
 
   router.get('/me', requireAccount(services.accounts, services.sessions), async (ctx) => {
-    ctx.body = { success: true, data: { user: await services.accounts.profile(accountOf(ctx)) } };
+    ctx.body = { success: true, data: { user: await services.accounts.profile(principalOf(ctx)) } };
   });
 
   router.get('/captcha', async (ctx) => {
@@ -26,13 +42,13 @@ export function authRoutes({ services }: Container) {
   });
 
   router.post('/register', async (ctx) => {
-    const { user, sessionToken, expiresAt } = await services.auth.register(ctx.request.body, signInContext(ctx));
+    const { user, sessionToken, expiresAt } = await services.auth.register(validate(registerSchema, ctx.request.body), signInContext(ctx));
     setSessionCookie(ctx, sessionToken, expiresAt);
     ctx.body = { success: true, data: { user, sessionToken } };
   });
 
   router.post('/login', async (ctx) => {
-    const { user, sessionToken, expiresAt } = await services.auth.login(ctx.request.body, signInContext(ctx));
+    const { user, sessionToken, expiresAt } = await services.auth.login(validate(loginSchema, ctx.request.body), signInContext(ctx));
     setSessionCookie(ctx, sessionToken, expiresAt);
     ctx.body = { success: true, data: { user, sessionToken } };
   });

@@ -1,24 +1,30 @@
 import { Router } from '@koa/router';
-import type { Container } from '../../shared/container.js';
+import { z } from 'zod';
 import { AppError } from '../../shared/errors.js';
+import { validate } from '../../shared/validation.js';
 import type { AppState } from '../state.js';
+import type { RouteDeps } from './route-deps.js';
+
+// A parameter given twice names no single credential: it counts as absent.
+const credential = z.string().optional().catch(undefined);
+const deleteQuerySchema = z.object({ token: credential, apiKey: credential });
 
 /**
  * GET /api/delete/:filename — a link that deletes: with the account key (`apiKey` query or
  * x-api-key header) or with the file's own deletion token (`token`), which names one file only.
  */
-export function deleteRoutes({ services }: Container) {
+export function deleteRoutes({ services }: RouteDeps) {
   const router = new Router<AppState>();
   router.get('/delete/:filename', async (ctx) => {
     const filename = ctx.params.filename!;
-    const token = typeof ctx.query.token === 'string' ? ctx.query.token : undefined;
-    const apiKey = (typeof ctx.query.apiKey === 'string' ? ctx.query.apiKey : undefined) ?? (ctx.get('x-api-key') || undefined);
-    if (token) {
-      await services.files.deleteWithToken(filename, token);
+    const query = validate(deleteQuerySchema, ctx.query);
+    const apiKey = query.apiKey ?? (ctx.get('x-api-key') || undefined);
+    if (query.token) {
+      await services.files.deleteWithToken(filename, query.token);
     } else if (apiKey) {
-      const account = await services.accounts.findByApiKey(apiKey);
-      if (!account) throw AppError.unauthorized('Invalid API key');
-      await services.files.deleteOwned(account, filename);
+      const principal = await services.accounts.findByApiKey(apiKey);
+      if (!principal) throw AppError.unauthorized('Invalid API key');
+      await services.files.deleteOwned(principal, filename);
     } else {
       throw AppError.unauthorized('An apiKey or token query parameter is required');
     }

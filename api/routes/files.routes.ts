@@ -1,50 +1,39 @@
 import { Router } from '@koa/router';
-import { z } from 'zod';
-import type { Container } from '../../shared/container.js';
+import type { DashboardQuery } from '../../shared/services/dashboard.service.js';
 import { validate } from '../../shared/validation.js';
-import { countsAsUpload } from '../middleware/upload-load.middleware.js';
-import { accountOf, type AppState } from '../state.js';
+import { type AppState, principalOf } from '../state.js';
 import { receiveSingleFile } from '../upload/receive-file.js';
-
-const folderIdSchema = z
-  .uuid({ error: 'folderId must be a folder id or null' })
-  .nullable()
-  .optional()
-  .transform((v) => v ?? null);
-const moveSchema = z.object({ folderId: folderIdSchema });
-const privacySchema = z.object({ isPrivate: z.boolean({ error: 'isPrivate must be true or false' }) });
-const batchMoveSchema = z.object({
-  filenames: z.array(z.string().min(1), { error: 'filenames must be a non-empty array of filenames' }).min(1, 'filenames must not be empty').max(1000),
-  folderId: folderIdSchema,
-});
+import { batchMoveSchema, dashboardQuerySchema, moveSchema, privacySchema, renameSchema } from './files.schemas.js';
+import type { RouteDeps } from './route-deps.js';
 
 /** The account's files: dashboard listing, delete, rename, replace, move. */
-export function filesRoutes({ services, uploadLoad }: Container) {
+export function filesRoutes({ services }: RouteDeps) {
   const router = new Router<AppState>();
 
   router.get('/dashboard', async (ctx) => {
-    ctx.body = { success: true, data: await services.dashboard.get(accountOf(ctx), ctx.query) };
+    const query: DashboardQuery = validate(dashboardQuerySchema, ctx.query);
+    ctx.body = { success: true, data: await services.dashboard.get(principalOf(ctx), query) };
   });
 
   router.patch('/images/move', async (ctx) => {
     const { filenames, folderId } = validate(batchMoveSchema, ctx.request.body);
-    const { moved, errors } = await services.files.moveMany(accountOf(ctx), filenames, folderId);
+    const { moved, errors } = await services.files.moveMany(principalOf(ctx), filenames, folderId);
     ctx.body = { success: true, moved, errors, message: `Moved ${moved.length} of ${filenames.length} files` };
   });
 
   router.delete('/images/:filename', async (ctx) => {
-    await services.files.deleteOwned(accountOf(ctx), ctx.params.filename!);
+    await services.files.deleteOwned(principalOf(ctx), ctx.params.filename!);
     ctx.body = { success: true, message: 'File deleted' };
   });
 
   router.put('/images/:filename/rename', async (ctx) => {
-    const body = (ctx.request.body ?? {}) as { newFilename?: unknown };
-    const result = await services.files.rename(accountOf(ctx), ctx.params.filename!, body.newFilename);
+    const { newFilename } = validate(renameSchema, ctx.request.body ?? {});
+    const result = await services.files.rename(principalOf(ctx), ctx.params.filename!, newFilename);
     ctx.body = { success: true, message: 'File renamed', ...result };
   });
 
-  router.patch('/images/:filename/replace', countsAsUpload(uploadLoad), async (ctx) => {
-    const account = accountOf(ctx);
+  router.patch('/images/:filename/replace', async (ctx) => {
+    const account = principalOf(ctx);
     // Fail before reading the body when there is nothing to replace.
     await services.files.assertReplaceable(account, ctx.params.filename!);
     const { file } = await receiveSingleFile(ctx, services.uploads, services.uploads.maxBytesFor(account));
@@ -54,12 +43,12 @@ export function filesRoutes({ services, uploadLoad }: Container) {
 
   router.patch('/images/:filename/privacy', async (ctx) => {
     const { isPrivate } = validate(privacySchema, ctx.request.body);
-    ctx.body = { success: true, data: await services.files.setPrivacy(accountOf(ctx), ctx.params.filename!, isPrivate) };
+    ctx.body = { success: true, data: await services.files.setPrivacy(principalOf(ctx), ctx.params.filename!, isPrivate) };
   });
 
   router.patch('/images/:filename/move', async (ctx) => {
     const { folderId } = validate(moveSchema, ctx.request.body ?? {});
-    await services.files.move(accountOf(ctx), ctx.params.filename!, folderId);
+    await services.files.move(principalOf(ctx), ctx.params.filename!, folderId);
     ctx.body = { success: true, message: folderId ? 'File moved' : 'File moved to the root library' };
   });
 

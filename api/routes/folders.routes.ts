@@ -1,46 +1,54 @@
 import { Router } from '@koa/router';
 import { z } from 'zod';
-import type { Container } from '../../shared/container.js';
 import { validate } from '../../shared/validation.js';
-import { accountOf, type AppState } from '../state.js';
+import { type AppState, principalOf } from '../state.js';
+import type { RouteDeps } from './route-deps.js';
 
+const newFolderSchema = z.object({
+  name: z
+    .string({ error: 'name is required' })
+    .trim()
+    .min(1, 'name must not be empty')
+    .max(40, 'name must be at most 40 characters')
+    .refine((name) => !/[\u0000-\u001f\u007f]/.test(name), 'name must not contain control characters'),
+});
 const defaultFolderSchema = z.object({
   folderId: z.uuid({ error: 'folderId must be a folder id or null' }).nullable(),
 });
 
 /** Folders, the default upload folder, and folder keys (Pro). */
-export function foldersRoutes({ services }: Container) {
+export function foldersRoutes({ services }: RouteDeps) {
   const router = new Router<AppState>();
 
   router.get('/folders', async (ctx) => {
-    ctx.body = { success: true, data: await services.folders.list(accountOf(ctx)) };
+    ctx.body = { success: true, data: await services.folders.list(principalOf(ctx)) };
   });
 
   router.post('/folders', async (ctx) => {
-    const body = (ctx.request.body ?? {}) as { name?: unknown };
-    ctx.body = { success: true, data: await services.folders.create(accountOf(ctx), body.name) };
+    const { name } = validate(newFolderSchema, ctx.request.body ?? {});
+    ctx.body = { success: true, data: await services.folders.create(principalOf(ctx), name) };
   });
 
   router.delete('/folders/:id', async (ctx) => {
-    await services.folders.delete(accountOf(ctx), ctx.params.id!);
+    await services.folders.delete(principalOf(ctx), ctx.params.id!);
     ctx.body = { success: true, message: 'Folder deleted; its files moved to the root library' };
   });
 
   router.post('/default-folder', async (ctx) => {
     const { folderId } = validate(defaultFolderSchema, ctx.request.body);
-    ctx.body = { success: true, defaultUploadFolderId: await services.folders.setDefault(accountOf(ctx), folderId) };
+    ctx.body = { success: true, defaultUploadFolderId: await services.folders.setDefault(principalOf(ctx), folderId) };
   });
 
   router.get('/folder-keys', async (ctx) => {
-    ctx.body = { success: true, data: await services.folderKeys.list(accountOf(ctx)) };
+    ctx.body = { success: true, data: await services.folderKeys.list(principalOf(ctx)) };
   });
 
   router.post('/folders/:id/key', async (ctx) => {
-    ctx.body = { success: true, data: await services.folderKeys.issue(accountOf(ctx), ctx.params.id!) };
+    ctx.body = { success: true, data: await services.folderKeys.issue(principalOf(ctx), ctx.params.id!) };
   });
 
   router.delete('/folders/:id/key', async (ctx) => {
-    await services.folderKeys.revoke(accountOf(ctx), ctx.params.id!);
+    await services.folderKeys.revoke(principalOf(ctx), ctx.params.id!);
     ctx.body = { success: true, message: 'Folder key revoked' };
   });
 

@@ -1,5 +1,4 @@
 import { Router } from '@koa/router';
-import type { Container } from '../../shared/container.js';
 import type { NotificationHub } from '../../shared/services/notification-hub.js';
 import { requireAccount } from '../middleware/auth.middleware.js';
 import type { AppState } from '../state.js';
@@ -10,10 +9,11 @@ import { filesRoutes } from './files.routes.js';
 import { foldersRoutes } from './folders.routes.js';
 import { notificationsRoutes } from './notifications.routes.js';
 import { pingRoutes } from './ping.routes.js';
+import type { RouteDeps } from './route-deps.js';
 import { uploadRoutes } from './upload.routes.js';
 
 /** Every REST route module, mounted under /api in one place. */
-export function apiRouter(container: Container, hub: NotificationHub) {
+export function apiRouter(container: RouteDeps, hub: NotificationHub) {
   const api = new Router<AppState>({ prefix: '/api' });
   for (const module of [pingRoutes(), authRoutes(container), uploadRoutes(container), deleteRoutes(container)]) {
     api.use(module.routes());

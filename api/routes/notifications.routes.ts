@@ -1,33 +1,43 @@
 import { Router } from '@koa/router';
-import type { Container } from '../../shared/container.js';
+import { z } from 'zod';
 import type { NotificationHub } from '../../shared/services/notification-hub.js';
+import { validate } from '../../shared/validation.js';
 import { openNotificationStream } from '../sse/notification-stream.js';
-import { accountOf, type AppState } from '../state.js';
+import { type AppState, principalOf } from '../state.js';
+import type { RouteDeps } from './route-deps.js';
+
+const markReadSchema = z.object({
+  notificationId: z.string({ error: 'notificationId is required' }).min(1, 'notificationId is required'),
+});
+const voteSchema = z.object({
+  pollId: z.string({ error: 'pollId is required' }).min(1, 'pollId is required'),
+  optionId: z.string({ error: 'optionId is required' }).min(1, 'optionId is required'),
+});
 
 /** Notifications (list, mark read, live stream) and feedback polls. */
-export function notificationsRoutes({ services, config }: Container, hub: NotificationHub) {
+export function notificationsRoutes({ services, config }: RouteDeps, hub: NotificationHub) {
   const router = new Router<AppState>();
 
   router.get('/notifications', async (ctx) => {
-    ctx.body = { success: true, data: await services.notifications.list(accountOf(ctx)) };
+    ctx.body = { success: true, data: await services.notifications.list(principalOf(ctx)) };
   });
 
   router.get('/notifications/stream', async (ctx) => {
-    await openNotificationStream(ctx, accountOf(ctx), { hub, notifications: services.notifications, heartbeatMs: config.sseHeartbeatMs });
+    await openNotificationStream(ctx, principalOf(ctx), { hub, notifications: services.notifications, heartbeatMs: config.sseHeartbeatMs });
   });
 
   router.post('/notifications/read', async (ctx) => {
-    const body = (ctx.request.body ?? {}) as { notificationId?: unknown };
-    await services.notifications.markRead(accountOf(ctx), body.notificationId);
+    const { notificationId } = validate(markReadSchema, ctx.request.body ?? {});
+    await services.notifications.markRead(principalOf(ctx), notificationId);
     ctx.body = { success: true, message: 'Notification marked as read' };
   });
 
   router.get('/polls', async (ctx) => {
-    ctx.body = { success: true, data: { polls: await services.polls.list(accountOf(ctx)) } };
+    ctx.body = { success: true, data: { polls: await services.polls.list(principalOf(ctx)) } };
   });
 
   router.post('/polls/vote', async (ctx) => {
-    ctx.body = { success: true, poll: await services.polls.vote(accountOf(ctx), ctx.request.body) };
+    ctx.body = { success: true, poll: await services.polls.vote(principalOf(ctx), validate(voteSchema, ctx.request.body)) };
   });
 
   return router;

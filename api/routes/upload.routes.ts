@@ -1,13 +1,12 @@
 import { Router } from '@koa/router';
 import { z } from 'zod';
-import type { Container } from '../../shared/container.js';
 import { EXPIRY_OPTIONS, expirySchema } from '../../shared/services/expiry.js';
 import type { UploadResult } from '../../shared/services/upload.service.js';
 import { validate } from '../../shared/validation.js';
 import { uploadAuth } from '../middleware/upload-auth.middleware.js';
-import { countsAsUpload } from '../middleware/upload-load.middleware.js';
 import { type AppContext, type AppState, uploaderOf } from '../state.js';
 import { receiveSingleFile } from '../upload/receive-file.js';
+import type { RouteDeps } from './route-deps.js';
 
 const urlUploadSchema = z.object({
   imageUrl: z.url({ protocol: /^https?$/, error: 'imageUrl must be an http or https URL' }),
@@ -27,10 +26,9 @@ function respond(ctx: AppContext, result: UploadResult) {
   }
 }
 
-export function uploadRoutes(container: Container) {
+export function uploadRoutes(container: RouteDeps) {
   const { services, plans } = container;
   const router = new Router<AppState>({ prefix: '/upload' });
-  const upload = countsAsUpload(container.uploadLoad);
 
   router.get('/config', async (ctx) => {
     const key = ctx.get('x-api-key');
@@ -47,7 +45,7 @@ export function uploadRoutes(container: Container) {
     };
   });
 
-  router.post('/', upload, uploadAuth(container), async (ctx) => {
+  router.post('/', uploadAuth(container), async (ctx) => {
     const uploader = uploaderOf(ctx);
     await services.uploads.assertCanUpload(uploader.account);
     const { file, fields } = await receiveSingleFile(ctx, services.uploads, services.uploads.maxBytesFor(uploader.account));
@@ -55,7 +53,7 @@ export function uploadRoutes(container: Container) {
     respond(ctx, await services.uploads.commit(uploader, file.received, { originalName: file.originalname, expiry: fields.expiry, source }));
   });
 
-  router.post('/url', upload, uploadAuth(container), async (ctx) => {
+  router.post('/url', uploadAuth(container), async (ctx) => {
     const uploader = uploaderOf(ctx);
     const input = validate(urlUploadSchema, ctx.request.body);
     await services.uploads.assertCanUpload(uploader.account);

@@ -1,9 +1,9 @@
 import { Router } from '@koa/router';
-import type { Container } from '../../shared/container.js';
-import type { AccountRow } from '../../shared/db/schema.js';
+import type { Principal } from '../../shared/principal.js';
 import { EXPIRY_OPTIONS } from '../../shared/services/expiry.js';
 import { SESSION_COOKIE } from '../../shared/services/session.service.js';
 import { SITE_SESSION_COOKIE } from '../../shared/services/site-session.service.js';
+import type { RouteDeps } from '../routes/route-deps.js';
 import type { AppContext, AppState } from '../state.js';
 import { SITE_CSS, SITE_JS } from './pages/assets.js';
 import { html, layout } from './pages/html.js';
@@ -13,7 +13,7 @@ const PAGE_CSP =
   "frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
 /** The small server-rendered website: upload form, sign-in, registration and the account page. */
-export function pagesRoutes({ services }: Container) {
+export function pagesRoutes({ services }: RouteDeps) {
   const router = new Router<AppState>();
 
   const render = (ctx: AppContext, title: string, body: ReturnType<typeof html>, signedIn: boolean) => {
@@ -24,9 +24,9 @@ export function pagesRoutes({ services }: Container) {
     ctx.body = layout(title, body, signedIn);
   };
 
-  const signedInAccount = async (ctx: AppContext): Promise<AccountRow | undefined> => {
+  const signedIn = async (ctx: AppContext): Promise<Principal | undefined> => {
     const token = ctx.cookies.get(SESSION_COOKIE);
-    return token ? services.sessions.accountOf(token) : undefined;
+    return token ? services.sessions.principalOf(token) : undefined;
   };
 
   router.get('/', async (ctx) => {
@@ -34,7 +34,7 @@ export function pagesRoutes({ services }: Container) {
     if (!services.siteSessions.verify(ctx.cookies.get(SITE_SESSION_COOKIE))) {
       ctx.cookies.set(SITE_SESSION_COOKIE, services.siteSessions.issue(), { httpOnly: true, sameSite: 'strict', secure: ctx.secure });
     }
-    const account = await signedInAccount(ctx);
+    const account = await signedIn(ctx);
     const options = EXPIRY_OPTIONS.map((o) => html`<option value="${o.value}">${o.label}</option>`);
     render(
       ctx,
@@ -85,9 +85,12 @@ export function pagesRoutes({ services }: Container) {
   });
 
   router.get('/account', async (ctx) => {
-    const account = await signedInAccount(ctx);
-    if (!account) return ctx.redirect('/login');
-    const { uploads } = await services.dashboard.get(account, { limit: 20 });
+    const principal = await signedIn(ctx);
+    if (!principal) return ctx.redirect('/login');
+    const [account, { uploads }] = await Promise.all([
+      services.accounts.profile(principal),
+      services.dashboard.get(principal, { page: 1, limit: 20, sortBy: 'timestamp', sortOrder: 'desc' }),
+    ]);
     const rows = uploads.map(
       (u) => html`<tr><td><a href="${u.url}">${u.filename}</a></td><td>${u.originalName}</td><td>${u.size}</td><td>${u.timestamp}</td></tr>`,
     );
@@ -96,7 +99,7 @@ export function pagesRoutes({ services }: Container) {
       'Account',
       html`<h1>${account.username}</h1>
 <p>Plan: <strong>${account.plan}</strong></p>
-<p>API key: <code id="api-key">${services.accounts.apiKeyOf(account)}</code></p>
+<p>API key: <code id="api-key">${account.apiKey}</code></p>
 <h2>Recent uploads</h2>
 ${uploads.length ? html`<table><thead><tr><th>File</th><th>Original name</th><th>Bytes</th><th>Uploaded</th></tr></thead><tbody>${rows}</tbody></table>` : html`<p>Nothing yet. <a href="/">Upload a file</a>.</p>`}`,
       true,

@@ -1,12 +1,12 @@
 import { Router } from '@koa/router';
 import type { Middleware } from 'koa';
-import type { Container } from '../../shared/container.js';
 import { AppError } from '../../shared/errors.js';
+import type { RouteDeps } from '../routes/route-deps.js';
 import type { AppState } from '../state.js';
 import { fileSender } from './file-response.js';
 
 /** Public URLs of hosted files on the site's own host: standard, anonymous and short. */
-export function siteRoutes({ services, urls, config }: Container) {
+export function siteRoutes({ services, urls, config }: RouteDeps) {
   const hosted = services.hosted;
   const send = fileSender(hosted, urls, config.cacheControlPublic);
   const router = new Router<AppState>();
@@ -27,7 +27,7 @@ export function siteRoutes({ services, urls, config }: Container) {
  * files and nothing else (no API, no pages); the service's own hosts go on to the app; a host that
  * is none of these is 404.
  */
-export function hostRouting({ services, urls, config }: Container): Middleware<AppState> {
+export function hostRouting({ services, urls, config }: RouteDeps): Middleware<AppState> {
   const hosted = services.hosted;
   const send = fileSender(hosted, urls, config.cacheControlPublic);
   return async (ctx, next) => {

@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import type { AccountRow } from '../../shared/db/schema.js';
+import type { Principal } from '../../shared/principal.js';
 import type { NotificationHub } from '../../shared/services/notification-hub.js';
 import { type NotificationEvent, type NotificationService, toNotification } from '../../shared/services/notification.service.js';
 import type { AppContext } from '../state.js';
@@ -22,7 +22,7 @@ function lastEventIdOf(ctx: AppContext): number | undefined {
  * of what was missed after Last-Event-ID. Live events that arrive during the replay are held back
  * and de-duplicated, so nothing is lost or sent twice.
  */
-export async function openNotificationStream(ctx: AppContext, account: AccountRow, options: StreamOptions) {
+export async function openNotificationStream(ctx: AppContext, account: Principal, options: StreamOptions) {
   const { hub, notifications } = options;
   ctx.req.socket.setTimeout(0);
   ctx.req.socket.setNoDelay(true);

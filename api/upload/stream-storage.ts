@@ -2,13 +2,17 @@ import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import type koaMulter from '@koa/multer';
 import multer from 'multer';
+import { AppError, isAppError } from '../../shared/errors.js';
 import type { ReceivedBody, UploadService } from '../../shared/services/upload.service.js';
+import { isMalformedBody } from './body-errors.js';
 
 export const FILE_FIELDS = ['file', 'image'];
 
 /** A file part as multer hands it to the engine (the stream is not in @koa/multer's types). */
 type IncomingPart = koaMulter.File & { stream: Readable };
 export type ReceivedFile = koaMulter.File & { received: ReceivedBody };
+
+const cutShort = () => AppError.badRequest('The upload was cut short or malformed; nothing was saved');
 
 /**
  * A multer storage engine that streams each file part straight into object storage (no memory
@@ -29,7 +33,8 @@ export class StreamStorage implements koaMulter.StorageEngine {
     }
     this.uploads.receive(stream, { maxBytes: this.maxBytes }).then(
       (received) => callback(null, { received, size: received.size } as Partial<ReceivedFile> as koaMulter.File),
-      (err: unknown) => callback(err),
+      // The part itself failed (cut short, malformed): the sender's mistake, not storage's.
+      (err: unknown) => callback(isAppError(err) && isMalformedBody(err.cause) ? cutShort() : err),
     );
   }
 

@@ -1,8 +1,9 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { Batcher } from '../batcher.js';
 import type { Database } from '../db/client.js';
 import { accounts, type AccountRow } from '../db/schema.js';
+import { AppError } from '../errors.js';
 import type { PlanName } from '../plans.js';
+import { asDomainErrors } from './pg-errors.js';
 
 export type NewAccount = Pick<AccountRow, 'username' | 'email' | 'apiKeyHash' | 'apiKeySealed'> &
   Partial<Pick<AccountRow, 'passwordHash' | 'plan'>>;
@@ -11,12 +12,6 @@ export type NewAccount = Pick<AccountRow, 'username' | 'email' | 'apiKeyHash' | 
 export class AccountRepository {
   // Every authenticated request runs this lookup: built once, and a named prepared statement on the server.
   private readonly byApiKeyHash;
-  // Requests presenting the same key at once share one lookup, always one that began after they came.
-  private readonly keyLookups = new Batcher<null, AccountRow | undefined>(async (hash, waiting) => {
-    const [row] = await this.byApiKeyHash.execute({ hash });
-    // Each request gets its own copy to keep.
-    return waiting.map(() => ({ ok: true, value: row && { ...row } }));
-  });
 
   constructor(private readonly db: Database) {
     this.byApiKeyHash = db
@@ -26,8 +21,11 @@ export class AccountRepository {
       .prepare('account_by_api_key_hash');
   }
 
+  /** Usernames are unique ignoring case: a taken one is a conflict (the unique index decides). */
   async create(input: NewAccount): Promise<AccountRow> {
-    const [row] = await this.db.insert(accounts).values(input).returning();
+    const [row] = await asDomainErrors(() => this.db.insert(accounts).values(input).returning(), {
+      unique: () => AppError.conflict('Username is already taken'),
+    });
     return row!;
   }
 
@@ -37,15 +35,18 @@ export class AccountRepository {
   }
 
   async findByUsername(username: string): Promise<AccountRow | undefined> {
-    const [row] = await this.db
-      .select()
-      .from(accounts)
-      .where(sql`lower(${accounts.username}) = lower(${username})`);
+    const [row] = await asDomainErrors(() =>
+      this.db
+        .select()
+        .from(accounts)
+        .where(sql`lower(${accounts.username}) = lower(${username})`),
+    );
     return row;
   }
 
   async findByApiKeyHash(hash: string): Promise<AccountRow | undefined> {
-    return this.keyLookups.submit(hash, null);
+    const [row] = await this.byApiKeyHash.execute({ hash });
+    return row;
   }
 
   async update(id: string, changes: Partial<Omit<AccountRow, 'id' | 'createdAt'>>): Promise<AccountRow | undefined> {

@@ -1,7 +1,7 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { accounts, folderKeys, folders, type AccountRow, type FolderKeyRow } from '../db/schema.js';
-import { whileFolderExists } from './pg-errors.js';
+import { asDomainErrors, FOLDER_GONE } from './pg-errors.js';
 
 export type FolderKeyWithName = FolderKeyRow & { folderName: string };
 
@@ -21,15 +21,17 @@ export class FolderKeyRepository {
 
   /** Issues the folder's key, replacing any previous one (which stops working at once). */
   async replace(accountId: string, folderId: string, key: { hash: string; sealed: string }): Promise<FolderKeyRow> {
-    const [row] = await whileFolderExists(() =>
-      this.db
-        .insert(folderKeys)
-        .values({ accountId, folderId, keyHash: key.hash, keySealed: key.sealed })
-        .onConflictDoUpdate({
-          target: folderKeys.folderId,
-          set: { id: sql`gen_random_uuid()`, keyHash: key.hash, keySealed: key.sealed, createdAt: new Date(), lastUsedAt: null },
-        })
-        .returning(),
+    const [row] = await asDomainErrors(
+      () =>
+        this.db
+          .insert(folderKeys)
+          .values({ accountId, folderId, keyHash: key.hash, keySealed: key.sealed })
+          .onConflictDoUpdate({
+            target: folderKeys.folderId,
+            set: { id: sql`gen_random_uuid()`, keyHash: key.hash, keySealed: key.sealed, createdAt: new Date(), lastUsedAt: null },
+          })
+          .returning(),
+      FOLDER_GONE,
     );
     return row!;
   }

@@ -2,7 +2,7 @@ import { and, count, eq, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { accounts, files, folders, type FolderRow } from '../db/schema.js';
 import { AppError } from '../errors.js';
-import { whileFolderExists } from './pg-errors.js';
+import { asDomainErrors, FOLDER_GONE } from './pg-errors.js';
 
 export type FolderWithCount = FolderRow & { fileCount: number };
 
@@ -35,20 +35,25 @@ export class FolderRepository {
 
   /**
    * Creates a folder unless the account already has `maxFolders`. The account row is locked for the
-   * count, so concurrent creations cannot pass the limit. Duplicate names fail on the unique index.
+   * count, so concurrent creations cannot pass the limit. A name the account already uses, in any
+   * case, is a conflict (the unique index decides).
    */
   async create(accountId: string, name: string, maxFolders: number | null): Promise<FolderRow> {
-    return this.db.transaction(async (tx) => {
-      if (maxFolders !== null) {
-        await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).for('update');
-        const [existing] = await tx.select({ n: count() }).from(folders).where(eq(folders.accountId, accountId));
-        if ((existing?.n ?? 0) >= maxFolders) {
-          throw AppError.forbidden(`The plan allows ${maxFolders} folders; upgrade to Pro for unlimited folders`);
-        }
-      }
-      const [row] = await tx.insert(folders).values({ accountId, name }).returning();
-      return row!;
-    });
+    return asDomainErrors(
+      () =>
+        this.db.transaction(async (tx) => {
+          if (maxFolders !== null) {
+            await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).for('update');
+            const [existing] = await tx.select({ n: count() }).from(folders).where(eq(folders.accountId, accountId));
+            if ((existing?.n ?? 0) >= maxFolders) {
+              throw AppError.forbidden(`The plan allows ${maxFolders} folders; upgrade to Pro for unlimited folders`);
+            }
+          }
+          const [row] = await tx.insert(folders).values({ accountId, name }).returning();
+          return row!;
+        }),
+      { unique: () => AppError.conflict(`A folder named "${name}" already exists`) },
+    );
   }
 
   /**
@@ -64,6 +69,6 @@ export class FolderRepository {
   }
 
   async setDefault(accountId: string, folderId: string | null): Promise<void> {
-    await whileFolderExists(() => this.db.update(accounts).set({ defaultUploadFolderId: folderId }).where(eq(accounts.id, accountId)));
+    await asDomainErrors(() => this.db.update(accounts).set({ defaultUploadFolderId: folderId }).where(eq(accounts.id, accountId)), FOLDER_GONE);
   }
 }

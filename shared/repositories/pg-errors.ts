@@ -1,5 +1,8 @@
 import { AppError } from '../errors.js';
 
+// SQLSTATE codes are the repositories' business: they turn them into AppErrors here and nowhere
+// else, so no service or route ever sees a driver error it would have to understand.
+
 /** PostgreSQL unique_violation, from node-postgres or PGlite (both expose the SQLSTATE as `code`). */
 export function isUniqueViolation(err: unknown, constraint?: string): boolean {
   const e = findPgError(err);
@@ -24,21 +27,34 @@ export function isUnstorableText(err: unknown): boolean {
   return code === '22021' || code === '22P05';
 }
 
-/** A statement refused for what one of its rows holds (data exception or integrity violation). */
-export function isRowError(err: unknown): boolean {
-  const code = findPgError(err)?.code;
-  return code !== undefined && (code.startsWith('22') || code.startsWith('23'));
+export const UNSTORABLE_TEXT = 'Text must not contain NUL characters';
+
+/** What a statement's refusal means to the caller; a refusal not named here stays what it is. */
+export interface RefusalMeaning {
+  /** unique_violation: the name (or other unique value) is taken */
+  unique?: () => AppError;
+  /** foreign_key_violation: a row the statement refers to was deleted meanwhile */
+  foreignKey?: () => AppError;
 }
 
-/** Runs a write that refers to a folder; the folder disappearing meanwhile is a 404, not a 500. */
-export async function whileFolderExists<T>(write: () => Promise<T>): Promise<T> {
+/**
+ * Runs a statement (or a transaction) and rethrows PostgreSQL's refusals of what its rows hold as
+ * domain errors: those `meaning` names, and always text no column can hold (a NUL byte, 400).
+ * AppErrors thrown inside pass through unchanged.
+ */
+export async function asDomainErrors<T>(statement: () => Promise<T>, meaning: RefusalMeaning = {}): Promise<T> {
   try {
-    return await write();
+    return await statement();
   } catch (err) {
-    if (isForeignKeyViolation(err)) throw AppError.notFound('Folder not found');
+    if (meaning.unique && isUniqueViolation(err)) throw meaning.unique();
+    if (meaning.foreignKey && isForeignKeyViolation(err)) throw meaning.foreignKey();
+    if (isUnstorableText(err)) throw AppError.badRequest(UNSTORABLE_TEXT);
     throw err;
   }
 }
+
+/** For writes that refer to a folder: the folder disappearing meanwhile is a 404, not a 500. */
+export const FOLDER_GONE: RefusalMeaning = { foreignKey: () => AppError.notFound('Folder not found') };
 
 function findPgError(err: unknown): { code?: string; constraint?: string } | undefined {
   // drizzle wraps driver errors in DrizzleQueryError with the original as `cause`.

@@ -2,7 +2,7 @@ import { and, asc, desc, eq, inArray, lte, or, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { pollOptions, polls, pollVotes } from '../db/schema.js';
 import { AppError } from '../errors.js';
-import { isUniqueViolation } from './pg-errors.js';
+import { asDomainErrors } from './pg-errors.js';
 
 export type PollRow = typeof polls.$inferSelect;
 export type OptionRow = typeof pollOptions.$inferSelect;
@@ -59,19 +59,18 @@ export class PollRepository {
    * however many arrive at once; the counts rise in the same transaction.
    */
   async vote(accountId: string, pollId: string, optionId: string): Promise<void> {
-    try {
-      await this.db.transaction(async (tx) => {
-        const [poll] = await tx.select().from(polls).where(eq(polls.id, pollId)).for('update');
-        const due = poll?.closesAt && poll.closesAt <= new Date();
-        if (poll?.status !== 'active' || due) throw AppError.badRequest('This poll is closed');
-        await tx.insert(pollVotes).values({ pollId, accountId, optionId });
-        await tx.update(pollOptions).set({ voteCount: sql`${pollOptions.voteCount} + 1` }).where(eq(pollOptions.id, optionId));
-        await tx.update(polls).set({ totalVotes: sql`${polls.totalVotes} + 1` }).where(eq(polls.id, pollId));
-      });
-    } catch (err) {
-      if (isUniqueViolation(err)) throw AppError.badRequest('You have already voted in this poll');
-      throw err;
-    }
+    await asDomainErrors(
+      () =>
+        this.db.transaction(async (tx) => {
+          const [poll] = await tx.select().from(polls).where(eq(polls.id, pollId)).for('update');
+          const due = poll?.closesAt && poll.closesAt <= new Date();
+          if (poll?.status !== 'active' || due) throw AppError.badRequest('This poll is closed');
+          await tx.insert(pollVotes).values({ pollId, accountId, optionId });
+          await tx.update(pollOptions).set({ voteCount: sql`${pollOptions.voteCount} + 1` }).where(eq(pollOptions.id, optionId));
+          await tx.update(polls).set({ totalVotes: sql`${polls.totalVotes} + 1` }).where(eq(polls.id, pollId));
+        }),
+      { unique: () => AppError.badRequest('You have already voted in this poll') },
+    );
   }
 
   async close(pollId: string): Promise<PollRow | undefined> {

@@ -4,8 +4,8 @@ import { randomHex, sha256 } from '../crypto.js';
 import type { AccountRow } from '../db/schema.js';
 import { AppError } from '../errors.js';
 import type { PlanName, Plans } from '../plans.js';
+import { type Principal, principalOf } from '../principal.js';
 import type { AccountRepository } from '../repositories/account.repository.js';
-import { isUniqueViolation } from '../repositories/pg-errors.js';
 import { secondsUntilNextUtcMonth, utcDay, utcMonth } from '../time.js';
 import { hashPassword } from './password.js';
 
@@ -50,47 +50,32 @@ export class AccountService {
     private readonly ownLabels: readonly string[] = [],
   ) {}
 
-  async create(input: z.input<typeof newAccountSchema>): Promise<{ account: AccountRow; apiKey: string }> {
+  /** The admin CLI's and registration's way in; the input is checked here for both. */
+  async create(input: z.input<typeof newAccountSchema>): Promise<{ account: Principal; apiKey: string }> {
     const parsed = newAccountSchema.safeParse(input);
     if (!parsed.success) throw AppError.badRequest(parsed.error.issues.map((i) => i.message).join('; '));
     const { username, password, email, plan } = parsed.data;
     if (this.ownLabels.includes(username)) throw AppError.badRequest('this username is reserved');
     const apiKey = generateApiKey();
-    try {
-      const account = await this.accounts.create({
-        username,
-        email,
-        plan,
-        passwordHash: await hashPassword(password),
-        apiKeyHash: sha256(apiKey),
-        apiKeySealed: this.box.encrypt(apiKey),
-      });
-      return { account, apiKey };
-    } catch (err) {
-      if (isUniqueViolation(err)) throw AppError.conflict('Username is already taken');
-      throw err;
-    }
+    const account = await this.accounts.create({
+      username,
+      email,
+      plan,
+      passwordHash: await hashPassword(password),
+      apiKeyHash: sha256(apiKey),
+      apiKeySealed: this.box.encrypt(apiKey),
+    });
+    return { account: principalOf(account), apiKey };
   }
 
   /** The account a primary key belongs to, or undefined for an unknown key. */
-  async findByApiKey(apiKey: string): Promise<AccountRow | undefined> {
-    return this.accounts.findByApiKeyHash(sha256(apiKey));
+  async findByApiKey(apiKey: string): Promise<Principal | undefined> {
+    const row = await this.accounts.findByApiKeyHash(sha256(apiKey));
+    return row && principalOf(row);
   }
 
-  async get(accountId: string): Promise<AccountRow> {
-    const account = await this.accounts.findById(accountId);
-    if (!account) throw AppError.notFound('Account not found');
-    return account;
-  }
-
-  async getByUsername(username: string): Promise<AccountRow> {
-    const account = await this.accounts.findByUsername(username);
-    if (!account) throw AppError.notFound('Account not found');
-    return account;
-  }
-
-  apiKeyOf(account: AccountRow): string {
-    return this.box.decrypt(account.apiKeySealed);
+  async getByUsername(username: string): Promise<Principal> {
+    return principalOf(await this.rowByUsername(username));
   }
 
   limitsOf(account: Pick<AccountRow, 'plan'>) {
@@ -98,24 +83,25 @@ export class AccountService {
     return { dailyLimit: plan.dailyLimit, monthlyStorageLimit: plan.monthlyStorageLimit };
   }
 
-  async setPlan(username: string, plan: PlanName): Promise<AccountRow> {
-    const account = await this.getByUsername(username);
-    return (await this.accounts.setPlan(account.id, plan))!;
+  async setPlan(username: string, plan: PlanName): Promise<Principal> {
+    const account = await this.rowByUsername(username);
+    return principalOf((await this.accounts.setPlan(account.id, plan))!);
   }
 
-  async ban(username: string, reason: string | undefined, expiresAt: Date | null = null): Promise<AccountRow> {
-    const account = await this.getByUsername(username);
-    return (await this.accounts.update(account.id, {
+  async ban(username: string, reason: string | undefined, expiresAt: Date | null = null): Promise<Principal> {
+    const account = await this.rowByUsername(username);
+    const banned = await this.accounts.update(account.id, {
       status: 'banned',
       banReason: reason ?? 'Banned by an administrator',
       bannedAt: new Date(),
       banExpiresAt: expiresAt,
-    }))!;
+    });
+    return principalOf(banned!);
   }
 
-  async unban(username: string): Promise<AccountRow> {
-    const account = await this.getByUsername(username);
-    return (await this.accounts.update(account.id, { status: 'active', banReason: null, bannedAt: null, banExpiresAt: null }))!;
+  async unban(username: string): Promise<Principal> {
+    const account = await this.rowByUsername(username);
+    return principalOf((await this.accounts.update(account.id, { status: 'active', banReason: null, bannedAt: null, banExpiresAt: null }))!);
   }
 
   /**
@@ -155,7 +141,8 @@ export class AccountService {
   }
 
   /** The profile of GET /api/auth/me: every field the spec lists for it. */
-  async profile(account: AccountRow) {
+  async profile(principal: Principal) {
+    const account = await this.row(principal.id);
     const plan = this.plans.of(account.plan);
     return {
       ...this.summary(account),
@@ -175,7 +162,7 @@ export class AccountService {
       id: account.id,
       username: account.username,
       email: account.email,
-      apiKey: this.apiKeyOf(account),
+      apiKey: this.box.decrypt(account.apiKeySealed),
       createdAt: account.createdAt.toISOString(),
       plan: account.plan,
       uploadsFolder: account.username,
@@ -184,7 +171,7 @@ export class AccountService {
   }
 
   /** The user object of the dashboard: adds today's usage, connections and ban details. */
-  async dashboardUser(account: AccountRow) {
+  dashboardUser(account: AccountRow) {
     const todayCount = todayCountOf(account);
     const { dailyLimit } = this.limitsOf(account);
     const connection = (username: string | null) => ({ connected: username !== null, username });
@@ -217,6 +204,18 @@ export class AccountService {
   }
 
   async uploadsToday(accountId: string): Promise<number> {
-    return todayCountOf(await this.get(accountId));
+    return todayCountOf(await this.row(accountId));
+  }
+
+  private async row(accountId: string): Promise<AccountRow> {
+    const account = await this.accounts.findById(accountId);
+    if (!account) throw AppError.notFound('Account not found');
+    return account;
+  }
+
+  private async rowByUsername(username: string): Promise<AccountRow> {
+    const account = await this.accounts.findByUsername(username);
+    if (!account) throw AppError.notFound('Account not found');
+    return account;
   }
 }

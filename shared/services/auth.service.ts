@@ -1,25 +1,24 @@
-import { z } from 'zod';
 import type { AccountRow } from '../db/schema.js';
 import { AppError } from '../errors.js';
 import type { RateLimits } from '../rate-limits.js';
 import type { AccountRepository } from '../repositories/account.repository.js';
-import { validate } from '../validation.js';
-import { type AccountService, passwordSchema, usernameSchema } from './account.service.js';
+import type { AccountService } from './account.service.js';
 import type { CaptchaService } from './captcha.service.js';
 import { hashPassword, verifyPassword } from './password.js';
 import type { SessionService } from './session.service.js';
 
-const loginSchema = z.object({
-  username: z.string({ error: 'username is required' }).trim().min(1, 'username is required').max(64),
-  password: z.string({ error: 'password is required' }).min(1, 'password is required').max(256),
-  captchaToken: z.unknown(),
-});
-const registerSchema = z.object({
-  username: usernameSchema,
-  email: z.email({ error: 'email must be an email address' }),
-  password: passwordSchema,
-  captchaToken: z.unknown(),
-});
+export interface Registration {
+  username: string;
+  email: string;
+  password: string;
+  captchaToken?: unknown;
+}
+
+export interface Credentials {
+  username: string;
+  password: string;
+  captchaToken?: unknown;
+}
 
 const INVALID_CREDENTIALS = 'Invalid username or password';
 
@@ -43,17 +42,15 @@ export class AuthService {
     },
   ) {}
 
-  async register(input: unknown, context: SignInContext) {
-    const { username, email, password, captchaToken } = validate(registerSchema, input);
+  async register({ username, email, password, captchaToken }: Registration, context: SignInContext) {
     await this.deps.rateLimits.registrationsByIp.consume(context.ip);
     await this.deps.captcha.consume(captchaToken);
     const { account } = await this.deps.accounts.create({ username, email, password });
-    return this.signedIn(account, context);
+    return this.signedIn((await this.deps.accountRows.findById(account.id))!, context);
   }
 
   /** Unknown user and wrong password answer alike (401); failures are limited per IP and username. */
-  async login(input: unknown, context: SignInContext) {
-    const { username, password, captchaToken } = validate(loginSchema, input);
+  async login({ username, password, captchaToken }: Credentials, context: SignInContext) {
     const { loginFailuresByIp, loginFailuresByUser } = this.deps.rateLimits;
     const userKey = username.toLowerCase();
     await loginFailuresByIp.assertUnder(context.ip);
@@ -79,7 +76,7 @@ export class AuthService {
   }
 
   private async signedIn(account: AccountRow, context: SignInContext) {
-    const session = await this.deps.sessions.create(account, context.userAgent);
+    const session = await this.deps.sessions.create(account.id, context.userAgent);
     return { user: this.deps.accounts.summary(account), sessionToken: session.token, expiresAt: session.expiresAt };
   }
 }

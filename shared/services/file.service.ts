@@ -1,17 +1,15 @@
 import path from 'node:path';
 import mime from 'mime-types';
-import { z } from 'zod';
 import { sha256 } from '../crypto.js';
-import type { AccountRow, FileRow } from '../db/schema.js';
+import type { FileRow } from '../db/schema.js';
 import { AppError } from '../errors.js';
 import type { JobQueues } from '../jobs.js';
 import type { Logger } from '../logger.js';
 import type { Plans } from '../plans.js';
+import type { Principal } from '../principal.js';
 import type { AccountRepository } from '../repositories/account.repository.js';
+import type { FileMaintenanceRepository } from '../repositories/file-maintenance.repository.js';
 import type { FileRepository } from '../repositories/file.repository.js';
-
-import { isUniqueViolation } from '../repositories/pg-errors.js';
-import { validate } from '../validation.js';
 import type { CachePurgeService } from './cache-purge.service.js';
 import { cleanOriginalName } from './file-naming.js';
 import type { FileUrls } from './file-urls.js';
@@ -24,26 +22,13 @@ const SWEEP_BATCH = 500;
 const REPLACED_OBJECT_GRACE_MS = 60_000;
 const NOT_OWNED = 'file not found or not owned by user';
 
-/** Spaces become hyphens; an extension is required; nothing that could act as a path. */
-export const newFilenameSchema = z
-  .string({ error: 'newFilename is required' })
-  .trim()
-  .max(255, 'newFilename must be at most 255 characters')
-  .transform((name) => name.replace(/\s+/g, '-'))
-  .refine((name) => !/[/\\\u0000-\u001f\u007f]/.test(name), 'newFilename must not contain slashes or control characters')
-  // Bidi overrides and invisible characters make a name read otherwise than it is ("x\u202Egnp.exe").
-  .refine((name) => !/[\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/.test(name), 'newFilename must not contain invisible or direction-changing characters')
-  .refine((name) => {
-    const ext = path.extname(name);
-    const base = name.slice(0, name.length - ext.length);
-    return /^\.[A-Za-z0-9]{1,16}$/.test(ext) && base !== '' && !/^\.+$/.test(base);
-  }, 'newFilename must have a name and an extension, e.g. holiday.png');
-
 /** The life of stored files after upload: rename, replace, move, delete and expiry. */
 export class FileService {
   constructor(
     private readonly deps: {
       files: FileRepository;
+      /** expiry and deletion links: files by id or token, whoever owns them */
+      maintenance: FileMaintenanceRepository;
       folders: FolderService;
       accounts: AccountRepository;
       uploads: UploadService;
@@ -56,7 +41,7 @@ export class FileService {
     },
   ) {}
 
-  async deleteOwned(account: AccountRow, filename: string): Promise<FileRow> {
+  async deleteOwned(account: Principal, filename: string): Promise<FileRow> {
     const file = await this.deps.files.deleteOwned(account.id, filename);
     if (!file) throw AppError.notFound('File not found');
     await this.afterRemoval(file, account);
@@ -65,25 +50,19 @@ export class FileService {
 
   /** A deletion link (`?token=`) is a capability for exactly one file. */
   async deleteWithToken(filename: string, token: string): Promise<FileRow> {
-    const found = await this.deps.files.findByDeletionToken(filename, sha256(token));
-    const file = found && (await this.deps.files.deleteById(found.id));
+    const found = await this.deps.maintenance.findByDeletionToken(filename, sha256(token));
+    const file = found && (await this.deps.maintenance.deleteById(found.id));
     if (!file) throw AppError.notFound('File not found');
     await this.afterRemoval(file);
     return file;
   }
 
-  async rename(account: AccountRow, filename: string, input: unknown) {
-    const newFilename = validate(newFilenameSchema, input);
+  /** `newFilename` is a checked name (see the rename route); a name the account uses is 409. */
+  async rename(account: Principal, filename: string, newFilename: string) {
     const file = await this.owned(account, filename);
     const changedExt = path.extname(newFilename).toLowerCase() !== path.extname(filename).toLowerCase();
     const mimeType = changedExt ? mime.lookup(newFilename) || 'application/octet-stream' : file.mimeType;
-    let renamed: FileRow | undefined;
-    try {
-      renamed = await this.deps.files.rename(account.id, filename, newFilename, mimeType);
-    } catch (err) {
-      if (isUniqueViolation(err)) throw AppError.conflict(`You already have a file named ${newFilename}`);
-      throw err;
-    }
+    const renamed = await this.deps.files.rename(account.id, filename, newFilename, mimeType);
     if (!renamed) throw AppError.notFound('File not found');
     await this.deps.purges.fileChanged(renamed, account, filename);
     return { oldFilename: filename, newFilename, newUrl: this.deps.urls.forFile(renamed, account) };
@@ -95,7 +74,7 @@ export class FileService {
    * file stays blocked until its new content is judged — unless that content is of a kind the
    * moderation service does not judge, which would leave it blocked for good.
    */
-  async replace(account: AccountRow, filename: string, received: ReceivedBody, originalName: string) {
+  async replace(account: Principal, filename: string, received: ReceivedBody, originalName: string) {
     let result;
     try {
       result = await this.deps.files.replace(
@@ -126,21 +105,21 @@ export class FileService {
   }
 
   /** A private file is served only through the signed links its owner's answers carry. */
-  async setPrivacy(account: AccountRow, filename: string, isPrivate: boolean) {
+  async setPrivacy(account: Principal, filename: string, isPrivate: boolean) {
     const file = await this.deps.files.setPrivate(account.id, filename, isPrivate);
     if (!file) throw AppError.notFound('File not found');
     await this.deps.purges.fileChanged(file, account);
     return { filename: file.filename, isPrivate: file.isPrivate, url: this.deps.urls.forFile(file, account) };
   }
 
-  async move(account: AccountRow, filename: string, folderId: string | null): Promise<void> {
+  async move(account: Principal, filename: string, folderId: string | null): Promise<void> {
     await this.assertFolder(account, folderId);
     const moved = await this.deps.files.move(account.id, [filename], folderId);
     if (moved.length === 0) throw AppError.notFound('File not found');
   }
 
   /** Moves what it can; files that are missing or not the account's are reported, not fatal. */
-  async moveMany(account: AccountRow, filenames: string[], folderId: string | null) {
+  async moveMany(account: Principal, filenames: string[], folderId: string | null) {
     await this.assertFolder(account, folderId);
     const unique = [...new Set(filenames)];
     const moved = new Set(await this.deps.files.move(account.id, unique, folderId));
@@ -152,8 +131,8 @@ export class FileService {
 
   /** Deletes the file if its time has come; a job for a file that is gone or was changed does nothing. */
   async expire(fileId: string, now = new Date()): Promise<boolean> {
-    const [candidate] = await this.deps.files.findExpired(now, 1, fileId);
-    const file = candidate && (await this.deps.files.deleteById(candidate.id));
+    const [candidate] = await this.deps.maintenance.findExpired(now, 1, fileId);
+    const file = candidate && (await this.deps.maintenance.deleteById(candidate.id));
     if (file) await this.afterRemoval(file);
     return Boolean(file);
   }
@@ -162,9 +141,9 @@ export class FileService {
   async sweepExpired(now = new Date()): Promise<number> {
     let removed = 0;
     for (;;) {
-      const batch = await this.deps.files.findExpired(now, SWEEP_BATCH);
+      const batch = await this.deps.maintenance.findExpired(now, SWEEP_BATCH);
       for (const candidate of batch) {
-        const file = await this.deps.files.deleteById(candidate.id);
+        const file = await this.deps.maintenance.deleteById(candidate.id);
         if (file) {
           await this.afterRemoval(file);
           removed += 1;
@@ -175,24 +154,24 @@ export class FileService {
   }
 
   /** Before a replacement body is read: the file exists, and the account may still store content. */
-  async assertReplaceable(account: AccountRow, filename: string): Promise<void> {
+  async assertReplaceable(account: Principal, filename: string): Promise<void> {
     await this.owned(account, filename);
     // New bytes are an upload in all but name: a banned account may read and tidy, never store.
     if (account.status === 'banned') throw AppError.forbidden('This account is banned');
   }
 
-  private async owned(account: AccountRow, filename: string): Promise<FileRow> {
+  private async owned(account: Principal, filename: string): Promise<FileRow> {
     const file = await this.deps.files.findOwned(account.id, filename);
     if (!file) throw AppError.notFound('File not found');
     return file;
   }
 
-  private async assertFolder(account: AccountRow, folderId: string | null) {
+  private async assertFolder(account: Principal, folderId: string | null) {
     if (folderId !== null) await this.deps.folders.get(account, folderId);
   }
 
   /** The row is gone, so nothing serves the file any more; its bytes go through the delete job. */
-  private async afterRemoval(file: FileRow, owner?: AccountRow) {
+  private async afterRemoval(file: FileRow, owner?: Principal) {
     await this.deps.jobs.add('object.delete', { key: file.objectKey }).catch((err: unknown) => {
       this.deps.logger.error({ err, key: file.objectKey }, "could not queue deletion of a removed file's object");
     });

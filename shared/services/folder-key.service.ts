@@ -1,7 +1,8 @@
 import { randomHex, sha256, type SecretBox } from '../crypto.js';
-import type { AccountRow, FolderKeyRow } from '../db/schema.js';
+import type { FolderKeyRow } from '../db/schema.js';
 import { AppError } from '../errors.js';
 import type { Plans } from '../plans.js';
+import { type Principal, principalOf } from '../principal.js';
 import type { FolderKeyRepository } from '../repositories/folder-key.repository.js';
 import type { FolderService } from './folder.service.js';
 
@@ -21,13 +22,13 @@ export class FolderKeyService {
     private readonly box: SecretBox,
   ) {}
 
-  async list(account: AccountRow) {
+  async list(account: Principal) {
     this.assertPro(account);
     return (await this.keys.list(account.id)).map((row) => this.toFolderKey(row, row.folderName));
   }
 
   /** Issues the folder's key; an earlier key of the folder is refused from the very next request. */
-  async issue(account: AccountRow, folderId: string) {
+  async issue(account: Principal, folderId: string) {
     this.assertPro(account);
     const folder = await this.folders.get(account, folderId);
     const key = generateFolderKey();
@@ -35,27 +36,27 @@ export class FolderKeyService {
     return this.toFolderKey(row, folder.name);
   }
 
-  async revoke(account: AccountRow, folderId: string): Promise<void> {
+  async revoke(account: Principal, folderId: string): Promise<void> {
     this.assertPro(account);
     const folder = await this.folders.get(account, folderId);
     if (!(await this.keys.delete(account.id, folder.id))) throw AppError.notFound('This folder has no key');
   }
 
   /** For upload auth: the account and folder of a folder key; unknown 403, account not Pro 403. */
-  async resolve(key: string): Promise<{ account: AccountRow; folderId: string }> {
+  async resolve(key: string): Promise<{ account: Principal; folderId: string }> {
     const found = await this.keys.findByHash(sha256(key));
     if (!found) throw AppError.forbidden('Invalid API key');
     if (!this.plans.of(found.account.plan).folderKeys) throw AppError.forbidden('Folder keys require a Pro plan');
     await this.keys.touch(found.key.id);
-    return { account: found.account, folderId: found.key.folderId };
+    return { account: principalOf(found.account), folderId: found.key.folderId };
   }
 
   /** Keys on the dashboard: only a Pro account has any to show. */
-  async listIfPro(account: AccountRow) {
+  async listIfPro(account: Principal) {
     return this.plans.of(account.plan).folderKeys ? this.list(account) : [];
   }
 
-  private assertPro(account: AccountRow) {
+  private assertPro(account: Principal) {
     if (!this.plans.of(account.plan).folderKeys) throw AppError.forbidden('Folder keys require a Pro plan');
   }
 

@@ -2,6 +2,7 @@ import type { FileRow } from '../db/schema.js';
 import { AppError } from '../errors.js';
 import type { AccountRepository } from '../repositories/account.repository.js';
 import type { FileRepository } from '../repositories/file.repository.js';
+import type { PublicFileRepository } from '../repositories/public-file.repository.js';
 import type { ByteRange, ObjectBody, StorageDriver } from '../storage/index.js';
 import type { FileCache } from './file-cache.js';
 import type { ModerationService } from './moderation.service.js';
@@ -13,6 +14,7 @@ export class HostedFileService {
 
   constructor(
     private readonly files: FileRepository,
+    private readonly publicFiles: PublicFileRepository,
     private readonly accounts: AccountRepository,
     private readonly storage: StorageDriver,
     private readonly cache: FileCache,
@@ -26,13 +28,12 @@ export class HostedFileService {
   }
 
   async byAnonymousName(filename: string): Promise<FileRow> {
-    return this.servable(await this.cache.through(`anon:${filename}`, () => this.files.findAnonymous(filename)));
+    return this.servable(await this.cache.through(`anon:${filename}`, () => this.publicFiles.findAnonymous(filename)));
   }
 
   async byShortCode(code: string): Promise<FileRow> {
-    return this.servable(await this.cache.through(`s:${code}`, () => this.files.findByShortCode(code)));
+    return this.servable(await this.cache.through(`s:${code}`, () => this.publicFiles.findByShortCode(code)));
   }
-
 
   async open(file: FileRow, range?: ByteRange): Promise<ObjectBody> {
     const body = await this.storage.get(file.objectKey, range);

@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import type { AccountRow, FileRow } from '../db/schema.js';
-import { Batcher } from '../batcher.js';
+import type { FileRow } from '../db/schema.js';
 import { AppError } from '../errors.js';
-import { JOBS, type JobQueues } from '../jobs.js';
+import { JOBS, jobIds, type JobQueues } from '../jobs.js';
 import type { Logger } from '../logger.js';
 import { postMultipart } from '../net/multipart-post.js';
+import { type Principal, principalOf } from '../principal.js';
 import type { AccountRepository } from '../repositories/account.repository.js';
-import type { FileRepository } from '../repositories/file.repository.js';
+import type { FileMaintenanceRepository } from '../repositories/file-maintenance.repository.js';
 import type { StorageDriver } from '../storage/index.js';
 import type { CachePurgeService } from './cache-purge.service.js';
 import type { NotificationService } from './notification.service.js';
@@ -22,22 +22,14 @@ const LIMIT_TTL_MS = 5 * 60_000;
 // A check normally runs within seconds; a file unjudged this long after it was stored lost its job.
 const LOST_AFTER_MS = 15 * 60_000;
 const SWEEP_BATCH = 500;
-// Files committed together (a burst's charge batch) share one check job, up to this many; the job
-// checks them one after another. A job per upload cost Redis a script run each: in interleaved
-// rounds of 100 KB uploads at concurrency 32, Redis spent 0.087 ms of CPU per upload with a job each
-// and 0.050 with shared ones, the web thread 0.68 and 0.64 ms.
-const FILES_PER_CHECK_JOB = 16;
-
-function checkJobId(file: Pick<FileRow, 'id' | 'objectKey'>): string {
-  return `moderate-${file.id}-${file.objectKey.slice(file.objectKey.lastIndexOf('/') + 1)}`;
-}
 const VISION_TIMEOUT_MS = 10 * 60 * 1000;
 
 type Verdict = NonNullable<FileRow['moderationVerdict']>;
 const VERDICTS: Verdict[] = ['allow', 'soft_flag', 'hard_block'];
 
 export interface ModerationDeps {
-  files: FileRepository;
+  /** any account's files by id: moderation acts for no owner */
+  files: FileMaintenanceRepository;
   accounts: AccountRepository;
   storage: StorageDriver;
   jobs: JobQueues;
@@ -54,7 +46,6 @@ export interface ModerationDeps {
  */
 export class ModerationService {
   private visionLimit: { bytes: number; until: number } | undefined;
-  private readonly checks = new Batcher<FileRow, void>((_queue, files) => this.queueCheck(files), { maxBatch: FILES_PER_CHECK_JOB });
 
   constructor(private readonly deps: ModerationDeps) {}
 
@@ -62,31 +53,18 @@ export class ModerationService {
     return this.deps.config.enabled && MODERATED_TYPES.test(mimeType);
   }
 
-  /** Queues the check of a file's current content (a replace queues its own). */
+  /** Queues the check of a file's current content (a replace queues its own); a lost one the sweep finds. */
   async enqueue(file: FileRow): Promise<void> {
     if (!this.isModerated(file.mimeType)) return;
-    await this.checks.submit('moderation', file).catch((err: unknown) => {
-      this.deps.logger.error({ err, fileId: file.id }, 'could not queue a moderation check');
-    });
-  }
-
-  /**
-   * One job for the files queued at the same moment. A job of one file has the file's own id, which
-   * is what the sweep for lost checks looks for; a job of several has an id of its own, as the
-   * first file's could already be taken, and a taken id would drop the rest without a word.
-   */
-  private async queueCheck(files: FileRow[]) {
-    const data = { files: files.map((file) => ({ fileId: file.id, objectKey: file.objectKey })) };
-    await this.deps.jobs.add('moderation.check', data, files.length === 1 ? { jobId: checkJobId(files[0]!) } : {});
-    return files.map(() => ({ ok: true as const, value: undefined }));
+    await this.deps.jobs
+      .add('moderation.check', { fileId: file.id, objectKey: file.objectKey }, { jobId: jobIds.moderationCheck(file.id, file.objectKey) })
+      .catch((err: unknown) => this.deps.logger.error({ err, fileId: file.id }, 'could not queue a moderation check'));
   }
 
   /**
    * Safety net behind the checks queued at upload (a Redis outage may lose one): files still
-   * unjudged a while after they were stored, with no check queued under their own id, get one. A
-   * check that failed for good (the service was down for days) stays failed, for an administrator
-   * to see. A file still waiting in a job of several (the service down for longer than that) gets
-   * a job of its own too; whichever runs second finds it judged and leaves it.
+   * unjudged a while after they were stored, with no check queued under their id, get one. A check
+   * that failed for good (the service was down for days) stays failed, for an administrator to see.
    */
   async requeueLost(now = Date.now()): Promise<number> {
     if (!this.deps.config.enabled) return 0;
@@ -97,7 +75,7 @@ export class ModerationService {
     for (;;) {
       const page = await this.deps.files.unjudged(MODERATED_TYPES.source, cutoff, SWEEP_BATCH, after);
       for (const file of page) {
-        if (await queue.getJob(checkJobId(file))) continue;
+        if (await queue.getJob(jobIds.moderationCheck(file.id, file.objectKey))) continue;
         await this.enqueue(file);
         requeued += 1;
       }
@@ -116,8 +94,7 @@ export class ModerationService {
 
   /**
    * Worker side. Throws (so the job retries with backoff) while the moderation service is
-   * unreachable; content judged already (by an earlier attempt of its job, or by a second job) is
-   * left as it is.
+   * unreachable; content judged already (by an earlier attempt of its job) is left as it is.
    */
   async check(fileId: string, objectKey: string): Promise<Verdict | 'skipped' | 'gone' | 'judged'> {
     const file = await this.deps.files.findById(fileId);
@@ -157,7 +134,7 @@ export class ModerationService {
    * lifted, or any verdict while pending files are held. For most uploads the verdict changes no
    * answer, and a purge job each would double the queue work of every upload.
    */
-  private async record(file: FileRow, result: Parameters<FileRepository['recordModeration']>[2]) {
+  private async record(file: FileRow, result: Parameters<FileMaintenanceRepository['recordModeration']>[2]) {
     const updated = await this.deps.files.recordModeration(file.id, file.objectKey, result);
     if (!updated) return undefined;
     const servingChanged = updated.quarantined !== file.quarantined || this.deps.config.holdPending;
@@ -203,7 +180,7 @@ export class ModerationService {
     return { id: file.id, filename: file.filename, quarantined: file.quarantined };
   }
 
-  private async notifyBlocked(file: FileRow, owner: AccountRow) {
+  private async notifyBlocked(file: FileRow, owner: Principal) {
     await this.deps.notifications.notify(owner.id, {
       type: 'moderation',
       title: 'A file was blocked',
@@ -212,7 +189,8 @@ export class ModerationService {
     });
   }
 
-  private async ownerOf(file: FileRow): Promise<AccountRow | null> {
-    return file.accountId ? ((await this.deps.accounts.findById(file.accountId)) ?? null) : null;
+  private async ownerOf(file: FileRow): Promise<Principal | null> {
+    const owner = file.accountId ? await this.deps.accounts.findById(file.accountId) : undefined;
+    return owner ? principalOf(owner) : null;
   }
 }

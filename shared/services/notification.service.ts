@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import type { AccountRow } from '../db/schema.js';
 import { AppError } from '../errors.js';
 import type { JobQueues } from '../jobs.js';
+import type { Principal } from '../principal.js';
 import { validate } from '../validation.js';
 import type { NewNotification, NotificationRepository, NotificationRow } from '../repositories/notification.repository.js';
 
@@ -80,7 +80,7 @@ export class NotificationService {
     }
   }
 
-  async list(account: AccountRow) {
+  async list(account: Principal) {
     const [rows, unreadCount] = await Promise.all([
       this.notifications.recent(account.id, RECENT_LIMIT),
       this.notifications.unreadCount(account.id),
@@ -88,8 +88,7 @@ export class NotificationService {
     return { notifications: rows.map(toNotification), unreadCount };
   }
 
-  async markRead(account: AccountRow, id: unknown): Promise<void> {
-    const notificationId = validate(z.string({ error: 'notificationId is required' }).min(1, 'notificationId is required'), id);
+  async markRead(account: Principal, notificationId: string): Promise<void> {
     const row = z.uuid().safeParse(notificationId).success ? await this.notifications.markRead(account.id, notificationId) : undefined;
     if (!row) throw AppError.notFound('Notification not found');
     await this.publish({ accountId: account.id, kind: 'unread', unreadCount: await this.notifications.unreadCount(account.id) });

@@ -1,13 +1,13 @@
 import { z } from 'zod';
-import type { AccountRow } from '../db/schema.js';
 import { AppError } from '../errors.js';
+import type { Principal } from '../principal.js';
 import type { PollRepository, PollWithOptions } from '../repositories/poll.repository.js';
 import { validate } from '../validation.js';
 
-const voteSchema = z.object({
-  pollId: z.string({ error: 'pollId is required' }).min(1, 'pollId is required'),
-  optionId: z.string({ error: 'optionId is required' }).min(1, 'optionId is required'),
-});
+export interface Vote {
+  pollId: string;
+  optionId: string;
+}
 const newPollSchema = z.object({
   question: z.string().trim().min(1).max(300),
   description: z.string().trim().max(2000).default(''),
@@ -41,15 +41,14 @@ export class PollService {
     private readonly usernameOf: (accountId: string) => Promise<string | null>,
   ) {}
 
-  async list(account: AccountRow) {
+  async list(account: Principal) {
     // The minute job closes due polls; closing them here too means no one sees one open past its time.
     await this.polls.closeDue();
     const polls = await this.polls.visibleTo(account.id);
     return Promise.all(polls.map((p) => this.withUsername(p)));
   }
 
-  async vote(account: AccountRow, input: unknown) {
-    const { pollId, optionId } = validate(voteSchema, input);
+  async vote(account: Principal, { pollId, optionId }: Vote) {
     await this.polls.closeDue();
     const found = isUuid(pollId) ? await this.polls.findVisible(account.id, pollId) : undefined;
     if (!found) throw AppError.notFound('Poll not found');

@@ -1,5 +1,5 @@
-import type { AccountRow } from '../db/schema.js';
 import { AppError } from '../errors.js';
+import type { Principal } from '../principal.js';
 import type { AccountService } from './account.service.js';
 import { FOLDER_KEY_PREFIX, type FolderKeyService } from './folder-key.service.js';
 import type { Uploader } from './upload.service.js';
@@ -12,8 +12,8 @@ export class UploadAuthService {
   ) {}
 
   /**
-   * A folder key files into its folder (Pro only); a primary key into the default upload folder,
-   * else the root library.
+   * A folder key files into its folder (Pro only); a primary key into the account's default upload
+   * folder, else the root library (`folderId` null: read when the upload is recorded).
    */
   async resolveKey(key: string): Promise<Uploader> {
     if (key.startsWith(FOLDER_KEY_PREFIX)) {
@@ -22,10 +22,11 @@ export class UploadAuthService {
     }
     const account = await this.accounts.findByApiKey(key);
     if (!account) throw AppError.forbidden('Invalid API key');
-    return this.uploaderFor(account, account.defaultUploadFolderId);
+    return this.uploaderFor(account, null);
   }
 
-  uploaderFor(account: AccountRow, folderId: string | null): Uploader {
+  /** `folderId`: a folder key's folder, or null for the account's default upload folder. */
+  uploaderFor(account: Principal, folderId: string | null): Uploader {
     if (account.status === 'banned') throw AppError.forbidden('This account is banned');
     return { account, folderId };
   }

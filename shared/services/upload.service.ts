@@ -1,27 +1,26 @@
 import type { Readable } from 'node:stream';
 import { randomHex, sha256 } from '../crypto.js';
-import type { AccountRow, FileRow } from '../db/schema.js';
-import { isMalformedBody } from '../body-errors.js';
+import type { FileRow } from '../db/schema.js';
 import { AppError, isAppError } from '../errors.js';
-import type { JobQueues } from '../jobs.js';
+import { jobIds, type JobQueues } from '../jobs.js';
 import type { Logger } from '../logger.js';
 import type { Plans } from '../plans.js';
+import type { Principal } from '../principal.js';
 import type { UploadChargeRepository } from '../repositories/upload-charge.repository.js';
-import { isForeignKeyViolation, isUniqueViolation, isUnstorableText } from '../repositories/pg-errors.js';
 import { newObjectKey, type StorageDriver } from '../storage/index.js';
 import { secondsUntilNextUtcDay } from '../time.js';
 import { todayCountOf } from './account.service.js';
-import { validate } from '../validation.js';
-import { expiresAtFor, type Expiry, expirySchema } from './expiry.js';
+import { expiresAtFor, type Expiry } from './expiry.js';
 import { chooseExtension, cleanOriginalName, generateFilename, generateShortCode } from './file-naming.js';
 import type { FileUrls } from './file-urls.js';
 import { type Sniffed, sniffBody, type SniffOptions } from './media-sniffer.js';
 import type { ModerationService } from './moderation.service.js';
 
-/** Who is uploading and where the file goes (a folder key's folder, the default folder, or root). */
+/** Who is uploading and where the file goes. */
 export interface Uploader {
   /** null for an anonymous upload from the website */
-  account: AccountRow | null;
+  account: Principal | null;
+  /** a folder key's folder; null: the account's default upload folder, else the root library */
   folderId: string | null;
 }
 
@@ -33,8 +32,7 @@ export interface ReceivedBody {
 
 export interface CommitOptions {
   originalName: string | undefined;
-  /** '', 1h, 6h, 1d, 7d or 30d (checked here: a multipart form's fields arrive with the file) */
-  expiry: unknown;
+  expiry: Expiry;
   source: string;
 }
 
@@ -69,19 +67,24 @@ export class UploadService {
     this.nameFor = deps.generateFilename ?? generateFilename;
   }
 
-  maxBytesFor(account: AccountRow | null): number {
+  maxBytesFor(account: Principal | null): number {
     return account ? this.deps.plans.of(account.plan).maxFileSize : this.deps.plans.anonymousMaxFileSize;
   }
 
-  /** Refuses early, before any byte is read, what would certainly be refused at commit. */
-  async assertCanUpload(account: AccountRow | null): Promise<void> {
+  /**
+   * Refuses early, before any byte is read, what would certainly be refused at commit. The account's
+   * usage is read here (the one query an upload adds to its authentication and its charge).
+   */
+  async assertCanUpload(account: Principal | null): Promise<void> {
     if (!account) return;
     if (account.status === 'banned') throw AppError.forbidden('This account is banned');
     const plan = this.deps.plans.of(account.plan);
-    if (account.storageUsed >= plan.monthlyStorageLimit) {
+    const usage = await this.deps.charges.usageOf(account.id);
+    if (!usage) throw AppError.forbidden('Invalid API key');
+    if (usage.storageUsed >= plan.monthlyStorageLimit) {
       throw AppError.forbidden('Storage limit reached: delete files or upgrade the plan');
     }
-    if (todayCountOf(account) >= plan.dailyLimit) {
+    if (todayCountOf(usage) >= plan.dailyLimit) {
       throw AppError.tooManyRequests('Daily upload limit reached', secondsUntilNextUtcDay());
     }
   }
@@ -103,10 +106,8 @@ export class UploadService {
       // Whatever is left of the body is read and dropped, so the request can still be answered.
       body.resume();
       if (isAppError(err)) throw err;
-      // The body itself failed (a multipart part cut short): the sender's fault, not storage's.
-      if (isMalformedBody(err)) throw AppError.badRequest('The upload was cut short or malformed; nothing was saved');
-      this.deps.logger.warn({ err }, 'storing an upload failed');
-      throw AppError.storageUnavailable();
+      // The caller knows what its body's own failures mean (api/upload: a cut-short multipart part).
+      throw AppError.storageUnavailable(undefined, err);
     }
   }
 
@@ -120,7 +121,7 @@ export class UploadService {
     const deletionToken = randomHex(16);
     let file: FileRow;
     try {
-      const expiry: Expiry = validate(expirySchema, options.expiry);
+      const { expiry } = options;
       const plan = account ? this.deps.plans.of(account.plan) : undefined;
       file = await this.deps.charges.insertCharged(
         {
@@ -133,7 +134,6 @@ export class UploadService {
           size: received.size,
           mimeType: received.sniffed.mime,
           source: options.source,
-          urlFormat: account ? account.urlFormat : 'anonymous',
           expiresAt: expiresAtFor(expiry),
           expiry,
           deletionTokenHash: sha256(deletionToken),
@@ -142,9 +142,6 @@ export class UploadService {
       );
     } catch (err) {
       await this.discard(received.objectKey);
-      if (isUniqueViolation(err)) throw AppError.conflict('The generated name was taken by a concurrent upload; retry');
-      if (isForeignKeyViolation(err)) throw AppError.conflict('The destination folder was deleted during the upload; retry');
-      if (isUnstorableText(err)) throw AppError.badRequest('Text must not contain NUL characters');
       if (isAppError(err)) throw err;
       this.deps.logger.error({ err }, 'recording an upload failed');
       throw AppError.storageUnavailable('Saving the upload failed, nothing was saved; retry');
@@ -175,12 +172,12 @@ export class UploadService {
   private async scheduleExpiry(file: FileRow) {
     const delay = Math.max(0, file.expiresAt!.getTime() - Date.now());
     // The per-minute sweep catches this file anyway if the job is lost; never fail the upload for it.
-    await this.deps.jobs.add('file.expire', { fileId: file.id }, { delay, jobId: `expire-${file.id}` }).catch((err: unknown) => {
+    await this.deps.jobs.add('file.expire', { fileId: file.id }, { delay, jobId: jobIds.fileExpire(file.id) }).catch((err: unknown) => {
       this.deps.logger.warn({ err, fileId: file.id }, 'could not schedule expiry; the sweep will catch it');
     });
   }
 
-  private resultOf(file: FileRow, account: AccountRow | null, deletionToken: string): UploadResult {
+  private resultOf(file: FileRow, account: Principal | null, deletionToken: string): UploadResult {
     return {
       url: this.deps.urls.forFile(file, account),
       filename: file.filename,

@@ -1,14 +1,18 @@
-import { z } from 'zod';
-import type { AccountRow } from '../db/schema.js';
 import { AppError } from '../errors.js';
 import type { Plans } from '../plans.js';
+import type { Principal } from '../principal.js';
 import type { AccountRepository } from '../repositories/account.repository.js';
-import { validate } from '../validation.js';
-import type { FileUrls } from './file-urls.js';
+import type { FileUrls, UrlFormat } from './file-urls.js';
 
-const formatSchema = z.object({
-  format: z.enum(['subdomain', 'short', 'custom'], { error: 'format must be subdomain, short or custom' }),
-});
+/** The styles an account can choose for its new uploads. */
+export const URL_FORMATS = ['subdomain', 'short', 'custom'] as const satisfies readonly UrlFormat[];
+export type AccountUrlFormat = (typeof URL_FORMATS)[number];
+
+const MESSAGES: Record<AccountUrlFormat, string> = {
+  subdomain: 'New uploads will use your personal subdomain',
+  short: 'New uploads will use short URLs',
+  custom: 'New uploads will use your custom domain',
+};
 
 /** The URL style of new uploads; existing links keep the style they were made with. */
 export class UrlFormatService {
@@ -17,13 +21,14 @@ export class UrlFormatService {
     private readonly urls: FileUrls,
     private readonly plans: Plans,
     /** the account's active custom domain, once custom domains exist */
-    private readonly activeCustomDomain: (account: AccountRow) => Promise<string | null> = async () => null,
+    private readonly activeCustomDomain: (account: Principal) => Promise<string | null> = async () => null,
   ) {}
 
-  async get(account: AccountRow) {
-    const customDomain = await this.activeCustomDomain(account);
+  async get(account: Principal) {
+    const [row, customDomain] = await Promise.all([this.accounts.findById(account.id), this.activeCustomDomain(account)]);
+    if (!row) throw AppError.notFound('Account not found');
     return {
-      format: account.urlFormat,
+      format: row.urlFormat,
       subdomainUrl: this.urls.subdomainBase(account.username),
       standardUrl: this.urls.standardBase(account.username),
       customDomainActive: customDomain !== null,
@@ -31,18 +36,12 @@ export class UrlFormatService {
     };
   }
 
-  async set(account: AccountRow, input: unknown) {
-    const { format } = validate(formatSchema, input);
+  async set(account: Principal, format: AccountUrlFormat) {
     if (format === 'custom') {
       if (!this.plans.of(account.plan).customDomain) throw AppError.forbidden('Custom domains require a Pro plan');
       if (!(await this.activeCustomDomain(account))) throw AppError.badRequest('Verify a custom domain before choosing the custom format');
     }
     await this.accounts.update(account.id, { urlFormat: format });
-    const messages = {
-      subdomain: 'New uploads will use your personal subdomain',
-      short: 'New uploads will use short URLs',
-      custom: 'New uploads will use your custom domain',
-    };
-    return { format, message: `${messages[format]}; existing links are unchanged` };
+    return { format, message: `${MESSAGES[format]}; existing links are unchanged` };
   }
 }

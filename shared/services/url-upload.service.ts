@@ -5,6 +5,7 @@ import { AppError } from '../errors.js';
 import { decodeJobError } from '../job-errors.js';
 import type { JobPayloads, JobQueues } from '../jobs.js';
 import { safeFetch } from '../net/safe-fetch.js';
+import { principalOf } from '../principal.js';
 import { createRedis } from '../redis.js';
 import type { AccountRepository } from '../repositories/account.repository.js';
 import type { UploadAuthService } from './upload-auth.service.js';
@@ -61,8 +62,9 @@ export class UrlUploadService {
   async fetchAndStore(payload: UrlFetch, signal?: AbortSignal): Promise<UploadResult> {
     const timeLeft = () => payload.answerBy - Date.now();
     if (timeLeft() <= 0) throw AppError.storageUnavailable(TOO_LATE);
-    const account = payload.accountId ? ((await this.deps.accounts.findById(payload.accountId)) ?? null) : null;
-    if (payload.accountId && !account) throw AppError.forbidden('Invalid API key');
+    const row = payload.accountId ? await this.deps.accounts.findById(payload.accountId) : undefined;
+    if (payload.accountId && !row) throw AppError.forbidden('Invalid API key');
+    const account = row ? principalOf(row) : null;
     const uploader = account ? this.deps.uploadAuth.uploaderFor(account, payload.folderId) : { account: null, folderId: null };
     const maxBytes = this.deps.uploads.maxBytesFor(account);
 

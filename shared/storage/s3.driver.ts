@@ -7,9 +7,9 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { isAppError } from '../errors.js';
 import { ByteLimit } from './byte-limit.js';
-import { pipeInto } from './pipe-into.js';
 import type { ByteRange, ObjectBody, PutOptions, StorageDriver, StoredObject } from './storage-driver.js';
 
 export interface S3Options {
@@ -53,7 +53,7 @@ export class S3Driver implements StorageDriver {
       queueSize: QUEUE_SIZE,
       leavePartsOnError: false,
     });
-    const results = await Promise.allSettled([pipeInto(body, limit, options.signal), upload.done()]);
+    const results = await Promise.allSettled([pipeline(body, limit, options.signal ? { signal: options.signal } : {}), upload.done()]);
     const failures = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
     if (failures.length > 0) {
       await upload.abort().catch(() => undefined);

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { pngBytes } from '../helpers/media.js';
 import { freePort } from '../helpers/ports.js';
 import { createTestEnv, type TestEnv } from '../helpers/test-env.js';
+import { needsPostgres } from '../helpers/engines.js';
 import { fileRowsOf, storageUsedBy } from '../helpers/uploads.js';
 
 /**
@@ -20,7 +21,7 @@ describe('POST /api/upload when the disk fails midway', function () {
   before(async function () {
     env = await createTestEnv();
     // The web process under test needs the same database; PGlite cannot be shared with it.
-    if (!env.databaseUrl) this.skip();
+    needsPostgres(this, env.databaseUrl);
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     const config = env.container.config;

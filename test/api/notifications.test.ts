@@ -6,6 +6,7 @@ import { notifications } from '../../shared/db/schema.js';
 import { eventually } from '../helpers/eventually.js';
 import { openSse } from '../helpers/sse.js';
 import { createTestEnv, startSecondWebProcess, type TestEnv } from '../helpers/test-env.js';
+import { needsPostgres } from '../helpers/engines.js';
 
 const note = (title: string) => ({ type: 'system', title, message: `${title} body`, data: { link: '/x', linkText: 'Open' } });
 
@@ -128,7 +129,7 @@ describe('notifications', () => {
     // sequence), so the client is certain to leave while the server is still waiting on it.
     for (const table of ['accounts', 'notifications']) {
       it(`frees everything of a client that leaves while its stream waits on ${table}`, async function () {
-        if (!env.databaseUrl) this.skip(); // PGlite has one connection: nothing can hold a lock beside it
+        needsPostgres(this, env.databaseUrl); // PGlite has one connection: nothing can hold a lock beside it
         const alice = await env.createAccount();
         const before = env.web.hub.openStreams;
         const locker = new pg.Client({ connectionString: env.databaseUrl });

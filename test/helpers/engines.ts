@@ -17,6 +17,26 @@ let dbEngine: DbEngine | undefined;
 const created: string[] = [];
 const PREFIX = `hfs_${process.pid}_`;
 
+/** Which database engine this run uses, in words for the run's first and last lines. */
+export function engineBanner(): string {
+  return dbEngine?.kind === 'postgres'
+    ? 'Database engine for this run: PostgreSQL (TEST_DATABASE_URL)'
+    : 'Database engine for this run: PGlite (embedded; set TEST_DATABASE_URL to run every test on PostgreSQL)';
+}
+
+const skippedOnPglite: string[] = [];
+
+/** Skips a test that needs PostgreSQL (a second connection, another process); the run lists it at the end. */
+export function needsPostgres(test: Mocha.Context, databaseUrl: string | undefined): void {
+  if (databaseUrl) return;
+  skippedOnPglite.push(test.test?.fullTitle() ?? 'a test');
+  test.skip();
+}
+
+export function skippedForEngine(): readonly string[] {
+  return skippedOnPglite;
+}
+
 export function testRedisUrl(): string {
   if (!redisUrl) throw new Error('engines not started (global fixtures missing)');
   return redisUrl;

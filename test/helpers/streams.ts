@@ -48,19 +48,3 @@ export function hashSink(): Writable & { digest(): string; bytes: number } {
 export function sha256Of(data: Buffer): string {
   return createHash('sha256').update(data).digest('hex');
 }
-
-/** Samples this process's RSS while `work` runs; returns the peak growth over the start in bytes. */
-export async function peakRssGrowth(work: () => Promise<void>): Promise<number> {
-  (globalThis as { gc?: () => void }).gc?.();
-  const start = process.memoryUsage().rss;
-  let peak = start;
-  const timer = setInterval(() => {
-    peak = Math.max(peak, process.memoryUsage().rss);
-  }, 20);
-  try {
-    await work();
-  } finally {
-    clearInterval(timer);
-  }
-  return Math.max(peak, process.memoryUsage().rss) - start;
-}

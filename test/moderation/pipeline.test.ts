@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import { createServer, type Server } from 'node:http';
 import { eq } from 'drizzle-orm';
 import { files, notifications } from '../../shared/db/schema.js';
+import { jobIds } from '../../shared/jobs.js';
 import { eventually } from '../helpers/eventually.js';
 import { pngBytes } from '../helpers/media.js';
 import { freePort } from '../helpers/ports.js';
@@ -112,21 +113,18 @@ describe('moderation in the upload pipeline', function () {
     expect(await purgedFor(unjudged.row.filename)).to.equal(false);
   });
 
-  it('queues the files of one moment as one job; a check finds content judged already and leaves it', async () => {
-    const rows = [];
-    for (let i = 0; i < 3; i++) rows.push((await uploadAndJudge('allow')).row);
+  it('queues one check per stored content under one id; a check finds content judged already and leaves it', async () => {
+    const { row } = await uploadAndJudge('allow');
     const sent = vision.state.received.length;
-    // Queued at the same moment, as the uploads of one charge batch are: one job for all three.
-    await Promise.all(rows.map((row) => env.container.services.moderation.enqueue(row)));
-    const ids = rows.map((row) => row.id).sort();
     const queue = env.container.jobs.queue('moderation');
-    let together: Awaited<ReturnType<typeof queue.getJobs>>[number] | undefined;
-    await eventually(async () => {
-      const jobs = await queue.getJobs(['completed']);
-      together = jobs.find((job) => JSON.stringify(job.data.files?.map((f: { fileId: string }) => f.fileId).sort()) === JSON.stringify(ids));
-      return together !== undefined;
-    });
-    expect(together!.returnvalue).to.deep.equal({ outcomes: ['judged', 'judged', 'judged'] });
+    const jobId = jobIds.moderationCheck(row.id, row.objectKey);
+    const first = await queue.getJob(jobId);
+    expect(first?.data).to.deep.equal({ fileId: row.id, objectKey: row.objectKey });
+    // Queued again: the same job, not a second one.
+    await env.container.services.moderation.enqueue(row);
+    expect((await queue.getJobs(['waiting', 'active', 'completed', 'delayed'])).filter((job) => job.data.fileId === row.id)).to.have.length(1);
+    // Run again by hand (a retry, a second worker): the verdict stands and nothing is sent.
+    expect(await env.container.services.moderation.check(row.id, row.objectKey)).to.equal('judged');
     expect(vision.state.received.length).to.equal(sent);
   });
 
@@ -142,7 +140,7 @@ describe('moderation in the upload pipeline', function () {
     await upload(env, { key: alice.apiKey, bytes: pngBytes(1000, 79), json: true });
     await upload(env, { key: alice.apiKey, bytes: Buffer.from('plain text, never moderated\n'), name: 'notes.txt', json: true });
     const [image] = (await env.container.db.select().from(files).where(eq(files.accountId, alice.id))).filter((f) => f.mimeType === 'image/png');
-    const jobId = `moderate-${image!.id}-${image!.objectKey.slice(image!.objectKey.lastIndexOf('/') + 1)}`;
+    const jobId = jobIds.moderationCheck(image!.id, image!.objectKey);
     const queue = env.container.jobs.queue('moderation');
     await eventually(async () => ((await queue.getJob(jobId))?.attemptsMade ?? 0) >= 1);
     await (await queue.getJob(jobId))!.remove(); // lost, as in a Redis outage
@@ -194,7 +192,7 @@ describe('moderation in the upload pipeline', function () {
     const alice = await env.createAccount();
     await upload(env, { key: alice.apiKey, bytes: pngBytes(1000, 78), json: true });
     const [row] = await env.container.db.select().from(files).where(eq(files.accountId, alice.id));
-    const jobId = `moderate-${row!.id}-${row!.objectKey.slice(row!.objectKey.lastIndexOf('/') + 1)}`;
+    const jobId = jobIds.moderationCheck(row!.id, row!.objectKey);
     const queue = env.container.jobs.queue('moderation');
     await eventually(async () => ((await queue.getJob(jobId))?.attemptsMade ?? 0) >= 1);
     expect(await (await queue.getJob(jobId))!.getState()).to.equal('delayed');
@@ -206,7 +204,7 @@ describe('moderation in the upload pipeline', function () {
     const alice = await env.createAccount();
     const res = await upload(env, { key: alice.apiKey, bytes: pngBytes(1000, 77), json: true });
     const [row] = await env.container.db.select().from(files).where(eq(files.accountId, alice.id));
-    const jobId = `moderate-${row!.id}-${row!.objectKey.slice(row!.objectKey.lastIndexOf('/') + 1)}`;
+    const jobId = jobIds.moderationCheck(row!.id, row!.objectKey);
     const queue = env.container.jobs.queue('moderation');
     await eventually(async () => ((await queue.getJob(jobId))?.attemptsMade ?? 0) >= 1);
     expect(await (await queue.getJob(jobId))!.getState()).to.equal('delayed');
@@ -231,7 +229,7 @@ describe('moderation in the upload pipeline', function () {
     vision.state.answer = 'allow';
     const queue = env.container.jobs.queue('moderation');
     const [after] = await env.container.db.select().from(files).where(eq(files.id, row.id));
-    const job = await queue.getJob(`moderate-${row.id}-${after!.objectKey.slice(after!.objectKey.lastIndexOf('/') + 1)}`);
+    const job = await queue.getJob(jobIds.moderationCheck(row!.id, after!.objectKey));
     await eventually(async () => ['delayed', 'waiting', 'completed'].includes(await job!.getState()));
     if ((await job!.getState()) === 'delayed') await job!.promote();
     await eventually(async () => (await getWithHost(url)).status === 200);
@@ -266,7 +264,7 @@ describe('moderation: holding files until their verdict', function () {
       vision.state.answer = 'allow';
       const [row] = await env.container.db.select().from(files).where(eq(files.accountId, alice.id));
       const queue = env.container.jobs.queue('moderation');
-      const job = (await queue.getJobs(['delayed', 'waiting', 'active'])).find((j) => j.name === 'moderation.check' && j.data.files.some((f: { fileId: string }) => f.fileId === row!.id));
+      const job = (await queue.getJobs(['delayed', 'waiting', 'active'])).find((j) => j.name === 'moderation.check' && j.data.fileId === row!.id);
       expect(job).not.to.equal(undefined);
       if ((await job!.getState()) === 'delayed') await job!.promote();
       await eventually(async () => (await getWithHost(res.body.data.url)).status === 200);

@@ -1,11 +1,10 @@
 import { expect } from 'chai';
-import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { type Job, QueueEvents } from 'bullmq';
-import { JOBS, QUEUE_NAMES } from '../../shared/jobs.js';
+import { QueueEvents } from 'bullmq';
+import { jobIds, JOBS, QUEUE_CONCURRENCY, QUEUE_NAMES } from '../../shared/jobs.js';
 import { newObjectKey } from '../../shared/storage/index.js';
 import { handlers } from '../../workers/handlers/index.js';
-import { assertHandlers, BURST_PAUSE_MS, MissingHandlerError, startWorkers } from '../../workers/worker-pool.js';
+import { assertHandlers, MissingHandlerError, startWorkers } from '../../workers/worker-pool.js';
 import { createRedis } from '../../shared/redis.js';
 import { eventually } from '../helpers/eventually.js';
 import { createTestEnv, type TestEnv } from '../helpers/test-env.js';
@@ -26,62 +25,59 @@ describe('workers', () => {
     // Its own service without workers, so only the pool under test takes the job.
     const quiet = await createTestEnv();
     try {
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
       let started = false;
       let finished = false;
       const slow: typeof handlers['object.delete'] = async () => {
         started = true;
-        await new Promise((resolve) => setTimeout(resolve, 500));
+        await gate;
         finished = true;
       };
       const pool = await startWorkers(quiet.container, ['objects'], { ...handlers, 'object.delete': slow });
       await quiet.container.jobs.add('object.delete', { key: newObjectKey() });
       await eventually(async () => started, 5000);
-      await pool.close();
+      let closed = false;
+      const closing = pool.close().then(() => (closed = true));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(closed).to.equal(false);
+      release();
+      await closing;
       expect(finished).to.equal(true);
     } finally {
       await quiet.close();
     }
   });
 
-  it('runs moderation checks one at a time, each after a pause, while uploads burst in this process, and catches up after', async () => {
+  it(`runs at most ${QUEUE_CONCURRENCY.moderation} moderation checks at a time, one job per file`, async () => {
     const quiet = await createTestEnv();
     try {
-      const { uploadLoad, jobs } = quiet.container;
+      const { jobs } = quiet.container;
       // Each check runs until the test lets it end.
       const running = new Map<string, () => void>();
+      const started: string[] = [];
       let most = 0;
-      const gated: typeof handlers['moderation.check'] = ({ files: [file] }) =>
+      const gated: typeof handlers['moderation.check'] = ({ fileId }) =>
         new Promise((resolve) => {
-          running.set(file!.fileId, () => resolve('skipped'));
+          running.set(fileId, () => resolve('skipped'));
+          started.push(fileId);
           most = Math.max(most, running.size);
         });
       const end = (fileId: string) => {
         running.get(fileId)!();
         running.delete(fileId);
       };
-      const burst = Array.from({ length: 8 }, () => uploadLoad.enter());
-      expect(uploadLoad.busy).to.equal(true);
+      const files = ['a', 'b', 'c', 'd'].map((fileId) => ({ fileId, objectKey: newObjectKey() }));
+      for (const file of files) await jobs.add('moderation.check', file, { jobId: jobIds.moderationCheck(file.fileId, file.objectKey) });
+      // The same check queued again is the same job.
+      await jobs.add('moderation.check', files[0]!, { jobId: jobIds.moderationCheck(files[0]!.fileId, files[0]!.objectKey) });
       const pool = await startWorkers(quiet.container, ['moderation'], { ...handlers, 'moderation.check': gated });
       try {
-        const added = Date.now();
-        for (const fileId of ['a', 'b', 'c', 'd']) await jobs.add('moderation.check', { files: [{ fileId, objectKey: newObjectKey() }] });
-        // The first check waits out its pause, then starts although the burst goes on.
-        await eventually(async () => running.has('a'), 5000);
-        // (Half the pause: timers measure from the event loop's cached clock, which may lag.)
-        expect(Date.now() - added).to.be.at.least(BURST_PAUSE_MS / 2);
-        expect(uploadLoad.busy).to.equal(true);
-        // Time enough for a worker at full speed to take all four.
-        await new Promise((resolve) => setTimeout(resolve, 500));
-        expect([...running.keys()]).to.deep.equal(['a']);
-        end('a');
-        await eventually(async () => running.has('b'), 5000);
-        await new Promise((resolve) => setTimeout(resolve, 300));
-        expect([...running.keys()]).to.deep.equal(['b']);
-        // The burst ends: from the end of the running check on, the rest run side by side.
-        burst.forEach((leave) => leave());
-        end('b');
-        await eventually(async () => running.size === 2, 5000);
-        expect(most).to.equal(2);
+        await eventually(async () => running.size === QUEUE_CONCURRENCY.moderation, 5000);
+        for (const fileId of [...running.keys()]) end(fileId);
+        await eventually(async () => started.length === files.length, 5000);
+        expect(most).to.equal(QUEUE_CONCURRENCY.moderation);
+        expect([...started].sort()).to.deep.equal(['a', 'b', 'c', 'd']);
       } finally {
         for (const fileId of [...running.keys()]) end(fileId);
         await pool.close();
@@ -89,39 +85,6 @@ describe('workers', () => {
     } finally {
       await quiet.close();
     }
-  });
-
-  it('pauses between the files of one check job during a burst, as before each job', async () => {
-    const quiet = await createTestEnv();
-    try {
-      const { uploadLoad, jobs } = quiet.container;
-      const burst = Array.from({ length: 8 }, () => uploadLoad.enter());
-      const pool = await startWorkers(quiet.container, ['moderation'], handlers);
-      try {
-        // Files that are not there: each check ends at once ('gone'), so the time is the pauses'.
-        const files = Array.from({ length: 3 }, () => ({ fileId: randomUUID(), objectKey: newObjectKey() }));
-        const added = Date.now();
-        const job = await jobs.add('moderation.check', { files });
-        await eventually(async () => (await job.isCompleted()) === true, 10_000);
-        // Three pauses (before the job and between its files), each measured with the tolerance above.
-        expect(Date.now() - added).to.be.at.least((3 * BURST_PAUSE_MS) / 2);
-        const done = await jobs.queue('moderation').getJob(job.id!);
-        expect(done!.returnvalue).to.deep.equal({ outcomes: ['gone', 'gone', 'gone'] });
-      } finally {
-        burst.forEach((leave) => leave());
-        await pool.close();
-      }
-    } finally {
-      await quiet.close();
-    }
-  });
-
-  it('stops a check job between its files when the worker shuts down, for its retry to finish', async () => {
-    const shutdown = new AbortController();
-    const files = Array.from({ length: 2 }, () => ({ fileId: randomUUID(), objectKey: newObjectKey() }));
-    const ctx = { container: env.container, job: {} as Job, signal: shutdown.signal, pause: async () => shutdown.abort() };
-    const failure = await handlers['moderation.check']({ files }, ctx).catch((err: unknown) => err);
-    expect((failure as Error).name).to.equal('AbortError');
   });
 
   it('refuses to boot when a job has no handler', async () => {

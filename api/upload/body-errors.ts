@@ -1,4 +1,4 @@
-import { isAppError } from './errors.js';
+import { isAppError } from '../../shared/errors.js';
 
 // What busboy and multer say when a multipart body itself is broken or cut short: fixed strings.
 // Anything else that fails while a body is being stored is the storage's (or our) failure.

@@ -1,0 +1,125 @@
+import { and, asc, eq, gt, isNull, lte, sql } from 'drizzle-orm';
+import type { Database } from '../db/client.js';
+import { files, type FileRow } from '../db/schema.js';
+import { releaseStorage } from './file.repository.js';
+import { asDomainErrors } from './pg-errors.js';
+
+/**
+ * Statements on any account's files by id, for the work no owner asks for: expiry, moderation and
+ * deletion links (where the token, not an account, is the credential). They take no owner, so they
+ * live apart from FileRepository, and only the services doing that work are given this class: a
+ * route holding an account can never reach another account's file through it by mistake.
+ */
+export class FileMaintenanceRepository {
+  // Every moderation check runs these two: drizzle builds them once instead of per call.
+  private readonly byIdStatement;
+  private readonly recordModerationStatement;
+
+  constructor(private readonly db: Database) {
+    this.byIdStatement = db.select().from(files).where(eq(files.id, sql.placeholder('id'))).prepare('file_by_id');
+    this.recordModerationStatement = db
+      .update(files)
+      .set({
+        moderationVerdict: sql`${sql.placeholder('verdict')}`,
+        moderationScore: sql`${sql.placeholder('score')}`,
+        quarantined: sql`${sql.placeholder('quarantined')}`,
+        moderatedAt: sql`now()`,
+        moderationReviewedAt: null,
+      })
+      .where(and(eq(files.id, sql.placeholder('id')), eq(files.objectKey, sql.placeholder('objectKey'))))
+      .returning()
+      .prepare('file_record_moderation');
+  }
+
+  async findById(id: string): Promise<FileRow | undefined> {
+    const [row] = await this.byIdStatement.execute({ id });
+    return row;
+  }
+
+  /** Removes whichever file this is (expiry, deletion tokens); storage goes back to its owner if any. */
+  async deleteById(id: string): Promise<FileRow | undefined> {
+    return this.db.transaction(async (tx) => {
+      const [row] = await tx.delete(files).where(eq(files.id, id)).returning();
+      if (row?.accountId) await releaseStorage(tx, row.accountId, row.size);
+      return row;
+    });
+  }
+
+  async findByDeletionToken(filename: string, tokenHash: string): Promise<FileRow | undefined> {
+    const [row] = await asDomainErrors(() =>
+      this.db
+        .select()
+        .from(files)
+        .where(and(eq(files.filename, filename), eq(files.deletionTokenHash, tokenHash))),
+    );
+    return row;
+  }
+
+  /** Stores a verdict, unless the file has since been replaced (its object changed) or deleted. */
+  async recordModeration(
+    id: string,
+    objectKey: string,
+    result: { verdict: FileRow['moderationVerdict']; score: number | null; quarantined: boolean },
+  ): Promise<FileRow | undefined> {
+    const [row] = await this.recordModerationStatement.execute({
+      id,
+      objectKey,
+      verdict: result.verdict,
+      score: result.score === null ? null : Math.round(result.score),
+      quarantined: result.quarantined,
+    });
+    return row;
+  }
+
+  /**
+   * Files of the given types still without a verdict since before `cutoff` (stored or replaced),
+   * one page after the id `after` (keyset: a page never repeats, however many stay unjudged).
+   */
+  async unjudged(mimePattern: string, cutoff: Date, limit: number, after?: string): Promise<FileRow[]> {
+    return this.db
+      .select()
+      .from(files)
+      .where(
+        and(
+          isNull(files.moderatedAt),
+          sql`${files.mimeType} ~ ${mimePattern}`,
+          sql`coalesce(${files.updatedAt}, ${files.createdAt}) < ${cutoff}`,
+          after === undefined ? undefined : gt(files.id, after),
+        ),
+      )
+      .orderBy(asc(files.id))
+      .limit(limit);
+  }
+
+  /**
+   * Flagged and quarantined files that no administrator has reviewed yet: those still awaiting a
+   * verdict on new content first, then newest first. (The condition is the partial index's.)
+   */
+  async flagged(limit: number): Promise<FileRow[]> {
+    return this.db
+      .select()
+      .from(files)
+      .where(sql`(${files.moderationVerdict} in ('soft_flag', 'hard_block') or ${files.quarantined}) and ${files.moderationReviewedAt} is null`)
+      .orderBy(sql`${files.moderatedAt} desc nulls first`)
+      .limit(limit);
+  }
+
+  async release(id: string): Promise<FileRow | undefined> {
+    const [row] = await this.db
+      .update(files)
+      .set({ quarantined: false, moderationReviewedAt: new Date() })
+      .where(eq(files.id, id))
+      .returning();
+    return row;
+  }
+
+  /** Files whose expiry time has passed (optionally just the one with `id`). */
+  async findExpired(now: Date, limit: number, id?: string): Promise<FileRow[]> {
+    const due = lte(files.expiresAt, now);
+    return this.db
+      .select()
+      .from(files)
+      .where(id ? and(due, eq(files.id, id)) : due)
+      .limit(limit);
+  }
+}
