@@ -1,15 +1,18 @@
-import { loadConfig } from '../shared/config.js';
+import { checkPort, loadConfig } from '../shared/config.js';
 import { createContainer } from '../shared/container.js';
-import { setStreamingHeapGrowth } from '../shared/heap-growth.js';
-import { onShutdown } from '../shared/shutdown.js';
+import { createLogger } from '../shared/logger.js';
+import { exitOnUncaughtErrors, onShutdown } from '../shared/shutdown.js';
 import { startWebServer } from './server.js';
 
-setStreamingHeapGrowth();
-const config = loadConfig();
-const container = await createContainer(config);
+// The `web` process: API, MCP, OAuth and the site. Production runs several side by side.
+const config = loadConfig({ sharedDatabase: true });
+const logger = createLogger(config.logLevel);
+exitOnUncaughtErrors(logger, 'web');
+await checkPort(config.port, 'PORT');
+const container = await createContainer(config, { logger });
 const web = await startWebServer(container, config.port);
-container.logger.info({ port: config.port, baseUrl: config.baseUrl }, 'web listening');
-onShutdown(container.logger, async () => {
-  await web.close();
+logger.info({ port: config.port, baseUrl: config.baseUrl }, 'web listening');
+onShutdown(logger, config.shutdownTimeoutMs, async (deadline) => {
+  await web.close(deadline);
   await container.close();
 });

@@ -12,10 +12,11 @@ export interface WebServer {
   server: Server;
   hub: NotificationHub;
   url: string;
-  close(): Promise<void>;
+  /** Stops accepting and waits for requests in flight; when `deadline` aborts, cuts off what is left. */
+  close(deadline?: AbortSignal): Promise<void>;
 }
 
-/** Listens with the web app; `close` stops accepting and waits for requests in flight. */
+/** Listens with the web app. */
 export async function startWebServer(container: Container, port: number, host = '0.0.0.0'): Promise<WebServer> {
   // One subscriber connection per web process: cache purges from any process reach this process's
   // file cache, and notifications from any process reach the streams open here.
@@ -36,14 +37,18 @@ export async function startWebServer(container: Container, port: number, host = 
     server,
     hub,
     url: `http://127.0.0.1:${actualPort}`,
-    async close() {
+    async close(deadline) {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      const cutOff = () => server.closeAllConnections();
+      deadline?.addEventListener('abort', cutOff);
+      if (deadline?.aborted) cutOff();
       // Event streams never end by themselves: the hub ends them. Connections whose last response
       // just finished are idle then; close them rather than wait out keep-alive.
       await hub.stop();
       const sweep = setInterval(() => server.closeIdleConnections(), 50);
       await closed;
       clearInterval(sweep);
+      deadline?.removeEventListener('abort', cutOff);
     },
   };
 }

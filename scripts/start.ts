@@ -1,25 +1,39 @@
 import { spawn } from 'node:child_process';
 import { setPriority } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { startWebServer } from '../api/server.js';
-import { loadConfig } from '../shared/config.js';
+import { checkPort, loadConfig, StartupError } from '../shared/config.js';
 import { createContainer } from '../shared/container.js';
 import { connectPostgres, openPglite } from '../shared/db/client.js';
-import { serveEmbeddedDatabase } from '../shared/db/embedded-server.js';
-import { setStreamingHeapGrowth } from '../shared/heap-growth.js';
+import { connectEmbeddedServer, serveEmbeddedDatabase } from '../shared/db/embedded-server.js';
 import { createLogger } from '../shared/logger.js';
-import { onShutdown } from '../shared/shutdown.js';
+import { drainWorkers, exitOnUncaughtErrors, onShutdown } from '../shared/shutdown.js';
 import { QUEUE_NAMES } from '../shared/jobs.js';
 import { handlers } from '../workers/handlers/index.js';
 import { startWorkers } from '../workers/worker-pool.js';
 import { hasRedisServer, redisAnswers, startRedisServer, type LocalRedis } from './lib/redis-server.js';
 
 const VISION_NICENESS = 10;
+// The moderation service beside this file: dist/api/moderation/main.js when this runs compiled,
+// api/moderation/main.ts under tsx (npm run dev, tests).
+const here = fileURLToPath(import.meta.url);
+const visionMain = path.join(path.dirname(here), '..', 'api', 'moderation', `main${path.extname(here)}`);
 
 // `npm start`: the whole service in one process on the embedded defaults (PGlite, local disk).
-setStreamingHeapGrowth();
 let config = loadConfig();
 const logger = createLogger(config.logLevel);
+exitOnUncaughtErrors(logger, 'start');
+// Checked before anything is started, so a clash leaves nothing running behind.
+await checkPort(config.port, 'PORT');
+await checkPort(config.visionPort, 'VISION_PORT');
+if (!config.databaseUrl) {
+  const running = await connectEmbeddedServer(config.dataDir);
+  if (running) {
+    await running.close();
+    throw new StartupError(`Another npm start already runs on the embedded database in ${config.dataDir}: stop it, or set DATA_DIR to another directory`);
+  }
+}
 
 let localRedis: LocalRedis | undefined;
 if (!(await redisAnswers(config.redisUrl))) {
@@ -46,7 +60,7 @@ const container = await createContainer(config, { database, logger });
 const web = await startWebServer(container, config.port);
 const workers = await startWorkers(container, QUEUE_NAMES, handlers);
 // The moderation service runs beside it as a child process: inference must not block this event loop.
-const vision = spawn(process.execPath, ['--import', 'tsx', 'api/moderation/main.ts'], {
+const vision = spawn(process.execPath, [...(visionMain.endsWith('.ts') ? ['--import', 'tsx'] : []), visionMain], {
   env: { ...process.env, REDIS_URL: config.redisUrl },
   stdio: ['ignore', 'ignore', 'inherit'],
 });
@@ -68,11 +82,12 @@ process.stdout.write(
   ].join('\n') + '\n',
 );
 
-onShutdown(logger, async () => {
+onShutdown(logger, config.shutdownTimeoutMs, async (deadline) => {
   const visionExited = new Promise((resolve) => (vision.exitCode === null ? vision.once('exit', resolve) : resolve(null)));
   vision.kill('SIGTERM');
-  await web.close();
-  await workers.close();
+  // It drains with the same SHUTDOWN_TIMEOUT_MS; at this deadline a second signal stops it at once.
+  deadline.addEventListener('abort', () => vision.kill('SIGTERM'));
+  await Promise.all([web.close(deadline), drainWorkers(workers.workers, deadline)]);
   await stopEmbedded?.();
   await container.close();
   await visionExited;

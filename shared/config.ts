@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -56,6 +57,10 @@ const envSchema = z
     CDN_PURGE_AUTHORIZATION: z.string().optional(),
     // Bearer token that GET /metrics requires; unset = open (keep it off the public internet then).
     METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+    // Production refuses an open /metrics unless the operator says so (e.g. it is reachable only inside).
+    METRICS_PUBLIC: bool.default(false),
+    // SIGTERM/SIGINT: how long in-flight requests and jobs may take before what is left is cut off.
+    SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
     API_KEY_REGENERATIONS_PER_MONTH: z.coerce.number().int().min(0).default(5),
     PLAN_ANONYMOUS_MAX_FILE_SIZE: positiveInt.optional(),
     PLAN_FREE_MAX_FILE_SIZE: positiveInt.optional(),
@@ -73,6 +78,13 @@ const envSchema = z
     if (env.URL_FETCH_ALLOWED_ORIGINS?.length && env.NODE_ENV === 'production') {
       ctx.addIssue({ code: 'custom', path: ['URL_FETCH_ALLOWED_ORIGINS'], message: 'is for tests only and refused in production' });
     }
+    if (env.NODE_ENV === 'production' && !env.METRICS_TOKEN && !env.METRICS_PUBLIC) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['METRICS_TOKEN'],
+        message: 'required in production, or METRICS_PUBLIC=true to serve GET /metrics to anyone who can reach it',
+      });
+    }
     if (env.DATABASE_URL && !env.SECRET_KEY) {
       // Every process sharing one database must decrypt the same secrets, so no per-machine default.
       ctx.addIssue({ code: 'custom', path: ['SECRET_KEY'], message: 'required when DATABASE_URL is set' });
@@ -81,20 +93,37 @@ const envSchema = z
 
 export type Env = Record<string, string | undefined>;
 
-export class ConfigError extends Error {
+/** A problem the operator fixes in the environment: one line on stderr, exit 1, no stack trace. */
+export class StartupError extends Error {
+  override name = 'StartupError';
+}
+
+export class ConfigError extends StartupError {
+  override name = 'ConfigError';
   constructor(readonly problems: string[]) {
     super(`Invalid configuration: ${problems.join('; ')}`);
-    this.name = 'ConfigError';
   }
 }
 
-export function parseConfig(env: Env) {
+export interface ConfigOptions {
+  /**
+   * The process runs side by side with others of its kind (web, worker), so in production it needs a
+   * database they can all reach: PGlite lives inside one process.
+   */
+  sharedDatabase?: boolean;
+}
+
+export function parseConfig(env: Env, options: ConfigOptions = {}) {
   // An empty variable means "not set", as in most .env tooling.
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const result = envSchema.safeParse(present);
-  if (!result.success) {
-    throw new ConfigError(result.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`));
+  const problems = result.success ? [] : result.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`);
+  if (options.sharedDatabase && present.NODE_ENV === 'production' && !present.DATABASE_URL) {
+    problems.unshift(
+      'DATABASE_URL: required in production: the embedded database (PGlite) serves one process only, so set DATABASE_URL to a PostgreSQL server that every web and worker process shares',
+    );
   }
+  if (!result.success || problems.length > 0) throw new ConfigError(problems);
   const e = result.data;
   const dataDir = path.resolve(e.DATA_DIR);
   const planOverrides = {
@@ -126,6 +155,7 @@ export function parseConfig(env: Env) {
     logLevel: e.LOG_LEVEL,
     trustProxy: e.TRUST_PROXY,
     metricsToken: e.METRICS_TOKEN,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     apiKeyRegenerationsPerMonth: e.API_KEY_REGENERATIONS_PER_MONTH,
     rateLimits: {
       uploadsPerMinute: e.RATE_LIMIT_UPLOADS_PER_MINUTE,
@@ -168,16 +198,35 @@ export function parseConfig(env: Env) {
 export type Config = ReturnType<typeof parseConfig>;
 
 /** Reads the process environment; on a bad value prints every problem in one message and exits. */
-export function loadConfig(): Config {
+export function loadConfig(options: ConfigOptions = {}): Config {
   try {
-    return parseConfig(process.env);
+    return parseConfig(process.env, options);
   } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\n`);
-      process.exit(1);
-    }
+    if (err instanceof ConfigError) exitWith(err);
     throw err;
   }
+}
+
+/** Prints a startup problem as its one line and exits 1. */
+export function exitWith(problem: StartupError): never {
+  process.stderr.write(`${problem.message}\n`);
+  process.exit(1);
+}
+
+/**
+ * Fails with one line naming `variable` when `port` is taken (or needs privileges). Entry points check
+ * before they start anything, so the operator reads the fix instead of a listen error's stack trace.
+ */
+export function checkPort(port: number, variable: string, host = '0.0.0.0'): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EADDRINUSE') reject(new StartupError(`Port ${port} is already in use: stop what listens there, or set ${variable} to a free port`));
+      else if (err.code === 'EACCES') reject(new StartupError(`Port ${port} needs privileges: set ${variable} to a port above 1023`));
+      else reject(err);
+    });
+    probe.listen(port, host, () => probe.close(() => resolve()));
+  });
 }
 
 function trimSlash(url: string) {

@@ -1,10 +1,59 @@
-import { pino, type Logger } from 'pino';
+import { DrizzleQueryError } from 'drizzle-orm';
+import { pino, type DestinationStream, type Logger } from 'pino';
 
 export type { Logger };
 
 // No AsyncLocalStorage for request ids: on Node 20 it turns on promise hooks for the whole process,
 // which cost ~8% of the web thread per small upload (docs/decisions.md). The request line and
 // unhandled errors carry the request id; a service's own lines name the file, key or job they concern.
-export function createLogger(level: string, name = 'hfs'): Logger {
-  return pino({ name, level });
+export function createLogger(level: string, name = 'hfs', destination?: DestinationStream): Logger {
+  const options = { name, level, serializers: { err: serializeError } };
+  return destination ? pino(options, destination) : pino(options);
+}
+
+/**
+ * pino's error serializer, except that a failed query logs its SQL and what the driver said, never
+ * its parameters: drizzle's DrizzleQueryError keeps them in `params` and in its message ("Failed
+ * query: … params: …"), and they are passwords' hashes, API keys' hashes, sealed secrets. Errors
+ * wrapping one (as their `cause`) are cleaned the same way.
+ */
+export function serializeError(err: unknown): unknown {
+  if (!hasQueryError(err)) return pino.stdSerializers.err(err as Error);
+  const serialized = pino.stdSerializers.err(withoutParams(err as Error)) as unknown as Record<string, unknown>;
+  // pino folds a cause into the message and stack; the driver's error is worth its fields (SQLSTATE `code`).
+  if (err instanceof DrizzleQueryError && err.cause instanceof Error) serialized.cause = driverError(err.cause);
+  return serialized;
+}
+
+const MAX_CAUSES = 10;
+
+function hasQueryError(err: unknown): boolean {
+  for (let e = err, depth = 0; e instanceof Error && depth < MAX_CAUSES; e = e.cause, depth++) {
+    if (e instanceof DrizzleQueryError) return true;
+  }
+  return false;
+}
+
+/** A copy of `err` and its causes in which failed queries keep their SQL but not their parameters. */
+function withoutParams(err: Error, depth = 0): Error {
+  const copy = Object.create(Object.getPrototypeOf(err) as object) as Error;
+  for (const key of Object.getOwnPropertyNames(err)) {
+    const { enumerable } = Object.getOwnPropertyDescriptor(err, key)!;
+    Object.defineProperty(copy, key, { value: (err as unknown as Record<string, unknown>)[key], enumerable, writable: true, configurable: true });
+  }
+  if (err instanceof DrizzleQueryError) {
+    delete (copy as Partial<DrizzleQueryError>).params;
+    copy.message = `Failed query: ${err.query}`;
+    const frames = err.stack?.indexOf('\n    at ') ?? -1;
+    copy.stack = `${err.name}: ${copy.message}${frames >= 0 ? err.stack!.slice(frames) : ''}`;
+  }
+  if (err.cause instanceof Error && depth < MAX_CAUSES) copy.cause = withoutParams(err.cause, depth + 1);
+  return copy;
+}
+
+/** PostgreSQL's "Failing row contains (…)" detail lists every column of the row, hashes included. */
+function driverError(cause: Error): unknown {
+  const serialized = pino.stdSerializers.err(cause) as unknown as Record<string, unknown>;
+  if (typeof serialized.detail === 'string' && serialized.detail.startsWith('Failing row contains')) serialized.detail = 'Failing row contains (…)';
+  return serialized;
 }

@@ -1,8 +1,8 @@
 import { loadConfig } from '../shared/config.js';
 import { createContainer } from '../shared/container.js';
-import { setStreamingHeapGrowth } from '../shared/heap-growth.js';
 import { isQueueName, QUEUE_NAMES } from '../shared/jobs.js';
-import { onShutdown } from '../shared/shutdown.js';
+import { createLogger } from '../shared/logger.js';
+import { drainWorkers, exitOnUncaughtErrors, onShutdown } from '../shared/shutdown.js';
 import { handlers } from './handlers/index.js';
 import { startWorkers } from './worker-pool.js';
 
@@ -15,10 +15,12 @@ if (unknown.length > 0) {
 }
 const queues = requested.length > 0 ? requested.filter(isQueueName) : [...QUEUE_NAMES];
 
-setStreamingHeapGrowth();
-const container = await createContainer(loadConfig());
+const config = loadConfig({ sharedDatabase: true });
+const logger = createLogger(config.logLevel);
+exitOnUncaughtErrors(logger, 'worker');
+const container = await createContainer(config, { logger });
 const pool = await startWorkers(container, queues, handlers);
-onShutdown(container.logger, async () => {
-  await pool.close();
+onShutdown(logger, config.shutdownTimeoutMs, async (deadline) => {
+  await drainWorkers(pool.workers, deadline);
   await container.close();
 });

@@ -14,7 +14,8 @@ export interface VisionServer {
   url: string;
   jobs: VisionJobs;
   model: NsfwModel;
-  close(): Promise<void>;
+  /** Stops accepting, waits for requests and jobs in flight; when `deadline` aborts, cuts off requests. */
+  close(deadline?: AbortSignal): Promise<void>;
 }
 
 /** Loads the model, starts the job worker and listens; `close` drains jobs and stops. */
@@ -38,11 +39,15 @@ export async function startVisionServer(config: Config, logger: Logger, port: nu
     url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : port}`,
     jobs,
     model,
-    async close() {
+    async close(deadline) {
+      const cutOff = () => server.closeAllConnections();
+      deadline?.addEventListener('abort', cutOff);
+      if (deadline?.aborted) cutOff();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
       });
+      deadline?.removeEventListener('abort', cutOff);
       await jobs.close();
       await redis.quit().catch(() => redis.disconnect());
     },

@@ -1,7 +1,7 @@
 import { Router } from '@koa/router';
 import { z } from 'zod';
 import { EXPIRY_OPTIONS, expirySchema } from '../../shared/services/expiry.js';
-import type { UploadResult } from '../../shared/services/upload.service.js';
+import type { ReceivedBody, UploadResult, UploadService } from '../../shared/services/upload.service.js';
 import { validate } from '../../shared/validation.js';
 import { uploadAuth } from '../middleware/upload-auth.middleware.js';
 import { type AppContext, type AppState, uploaderOf } from '../state.js';
@@ -13,6 +13,18 @@ const urlUploadSchema = z.object({
   expiry: expirySchema,
   source: z.string().trim().min(1).max(32).default('url'),
 });
+// The multipart form's text fields; other fields are ignored.
+const uploadFormSchema = z.object({ expiry: expirySchema });
+
+/** The form's fields arrive with its file, read once the file is stored: bad ones remove it again. */
+async function formFields(uploads: UploadService, received: ReceivedBody, fields: unknown) {
+  try {
+    return validate(uploadFormSchema, fields);
+  } catch (err) {
+    await uploads.discard(received.objectKey);
+    throw err;
+  }
+}
 
 /** Plain-text URL by default; the spec's JSON with ?format=json or x-response-format: json. */
 function respond(ctx: AppContext, result: UploadResult) {
@@ -49,8 +61,9 @@ export function uploadRoutes(container: RouteDeps) {
     const uploader = uploaderOf(ctx);
     await services.uploads.assertCanUpload(uploader.account);
     const { file, fields } = await receiveSingleFile(ctx, services.uploads, services.uploads.maxBytesFor(uploader.account));
+    const { expiry } = await formFields(services.uploads, file.received, fields);
     const source = ctx.get('x-api-key') ? 'api' : 'web';
-    respond(ctx, await services.uploads.commit(uploader, file.received, { originalName: file.originalname, expiry: fields.expiry, source }));
+    respond(ctx, await services.uploads.commit(uploader, file.received, { originalName: file.originalname, expiry, source }));
   });
 
   router.post('/url', uploadAuth(container), async (ctx) => {

@@ -28,7 +28,7 @@ export interface Replacement {
   originalName: string;
 }
 
-export type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
+type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
 
 /**
  * All SQL an account runs on its own files: every statement names the owner. Lookups that do not

@@ -4,16 +4,15 @@ import { AppError } from '../errors.js';
 // else, so no service or route ever sees a driver error it would have to understand.
 
 /** PostgreSQL unique_violation, from node-postgres or PGlite (both expose the SQLSTATE as `code`). */
-export function isUniqueViolation(err: unknown, constraint?: string): boolean {
-  const e = findPgError(err);
-  return e?.code === '23505' && (!constraint || e.constraint === constraint);
+function isUniqueViolation(err: unknown): boolean {
+  return findPgError(err)?.code === '23505';
 }
 
 /**
  * PostgreSQL foreign_key_violation: the row referred to vanished between a check and a write
  * (e.g. a folder deleted while a request moves a file into it).
  */
-export function isForeignKeyViolation(err: unknown): boolean {
+function isForeignKeyViolation(err: unknown): boolean {
   return findPgError(err)?.code === '23503';
 }
 
@@ -22,12 +21,12 @@ export function isForeignKeyViolation(err: unknown): boolean {
  * parameter, untranslatable_character inside a JSON one. Such input can never name anything
  * stored, so it is the caller's mistake, not ours.
  */
-export function isUnstorableText(err: unknown): boolean {
+function isUnstorableText(err: unknown): boolean {
   const code = findPgError(err)?.code;
   return code === '22021' || code === '22P05';
 }
 
-export const UNSTORABLE_TEXT = 'Text must not contain NUL characters';
+const UNSTORABLE_TEXT = 'Text must not contain NUL characters';
 
 /** What a statement's refusal means to the caller; a refusal not named here stays what it is. */
 export interface RefusalMeaning {
@@ -56,9 +55,9 @@ export async function asDomainErrors<T>(statement: () => Promise<T>, meaning: Re
 /** For writes that refer to a folder: the folder disappearing meanwhile is a 404, not a 500. */
 export const FOLDER_GONE: RefusalMeaning = { foreignKey: () => AppError.notFound('Folder not found') };
 
-function findPgError(err: unknown): { code?: string; constraint?: string } | undefined {
+function findPgError(err: unknown): { code?: string } | undefined {
   // drizzle wraps driver errors in DrizzleQueryError with the original as `cause`.
-  let current = err as { code?: string; constraint?: string; cause?: unknown } | undefined;
+  let current = err as { code?: string; cause?: unknown } | undefined;
   for (let depth = 0; current && depth < 5; depth++) {
     if (typeof current.code === 'string' && /^[0-9A-Z]{5}$/.test(current.code)) return current;
     current = current.cause as typeof current;

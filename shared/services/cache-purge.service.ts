@@ -1,8 +1,9 @@
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
-import type { AccountRow, FileRow } from '../db/schema.js';
+import type { FileRow } from '../db/schema.js';
 import type { JobQueues } from '../jobs.js';
 import type { Logger } from '../logger.js';
+import type { Principal } from '../principal.js';
 import { cacheKeysOf, type FileCache } from './file-cache.js';
 import type { FileUrls } from './file-urls.js';
 
@@ -27,7 +28,7 @@ export class CachePurgeService {
     this.channel = `${deps.config.redisPrefix}:cache-purge`;
   }
 
-  async fileChanged(file: FileRow, owner: Pick<AccountRow, 'username'> | null, ...formerNames: string[]): Promise<void> {
+  async fileChanged(file: FileRow, owner: Pick<Principal, 'username'> | null, ...formerNames: string[]): Promise<void> {
     const keys = cacheKeysOf(file, ...formerNames);
     this.deps.cache.invalidate(keys);
     const urls = [file.filename, ...formerNames].flatMap((filename) => this.deps.urls.allFor({ ...file, filename }, owner));

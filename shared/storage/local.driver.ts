@@ -1,4 +1,3 @@
-import { createWriteStream } from 'node:fs';
 import { mkdir, open, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
@@ -21,16 +20,15 @@ export class LocalDriver implements StorageDriver {
   async put(key: string, body: Readable, options: PutOptions = {}): Promise<StoredObject> {
     const target = this.pathOf(key);
     await this.ensureDir(path.dirname(target));
-    const limit = new ByteLimit(options.maxBytes);
     // 'wx': a key is written once; an existing file is never overwritten (and is not ours to remove).
-    const file = createWriteStream(target, { flags: 'wx', highWaterMark: STREAM_HWM });
-    let created = false;
-    file.once('open', () => (created = true));
+    const handle = await open(target, 'wx');
+    const limit = new ByteLimit(options.maxBytes);
     try {
-      await pipeline(body, limit, file, options.signal ? { signal: options.signal } : {});
+      await pipeline(body, limit, handle.createWriteStream({ highWaterMark: STREAM_HWM }), options.signal ? { signal: options.signal } : {});
     } catch (err) {
-      // pipeline settles once every stream has closed, so the file is closed before its removal.
-      if (created) await rm(target, { force: true });
+      // The stream closes its handle when it is destroyed; wait for that before the removal.
+      await handle.close().catch(() => undefined);
+      await rm(target, { force: true });
       throw err;
     }
     return { size: limit.bytes };

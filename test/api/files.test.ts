@@ -88,6 +88,24 @@ describe('files of an account', () => {
       expect(await rowOf(alice, file.filename)).not.to.equal(undefined);
     });
 
+    it('refuses a newline, a tab or any other control character (400): the file keeps its name, the new name is 404', async () => {
+      const alice = await env.createAccount();
+      const file = await uploadOne(alice);
+      const urlOf = (name: string) => file.url.replace(file.filename, encodeURIComponent(name));
+      for (const newFilename of ['two\nlines.png', 'tab\tbed.png', 'trailing.png\n', '\tleading.png', 'del\u007f.png', 'c1\u0085.png']) {
+        const res = await env.api.put(`/api/user/images/${file.filename}/rename`, { key: alice.apiKey, json: { newFilename } });
+        expect(res.status, JSON.stringify(newFilename)).to.equal(400);
+        expect(res.body.success).to.equal(false);
+        // Neither the name as sent, nor a hyphenated or trimmed version of it, came to be.
+        for (const name of [newFilename, newFilename.replace(/\s+/g, '-'), newFilename.trim()]) {
+          expect(await rowOf(alice, name), JSON.stringify(name)).to.equal(undefined);
+          expect((await getWithHost(urlOf(name))).status, JSON.stringify(name)).to.equal(404);
+        }
+      }
+      expect(await rowOf(alice, file.filename)).not.to.equal(undefined);
+      expect((await getWithHost(file.url)).status).to.equal(200);
+    });
+
     it('refuses a name the account already uses (409) and leaves both files', async () => {
       const alice = await env.createAccount();
       const a = await uploadOne(alice);

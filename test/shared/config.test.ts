@@ -51,6 +51,40 @@ describe('configuration', () => {
     expect(ok.secretKey).to.equal('k'.repeat(32));
   });
 
+  it('drains for 30 s on SIGTERM unless SHUTDOWN_TIMEOUT_MS says otherwise', () => {
+    expect(parseConfig({ DATA_DIR: dataDir }).shutdownTimeoutMs).to.equal(30_000);
+    expect(parseConfig({ DATA_DIR: dataDir, SHUTDOWN_TIMEOUT_MS: '5000' }).shutdownTimeoutMs).to.equal(5000);
+    expect(() => parseConfig({ DATA_DIR: dataDir, SHUTDOWN_TIMEOUT_MS: 'soon' })).to.throw(ConfigError, /SHUTDOWN_TIMEOUT_MS/);
+  });
+
+  describe('in production (NODE_ENV=production)', () => {
+    const production = () => ({ DATA_DIR: dataDir, NODE_ENV: 'production' });
+
+    it('refuses an open /metrics, naming METRICS_TOKEN and METRICS_PUBLIC', () => {
+      expect(() => parseConfig(production())).to.throw(ConfigError, /METRICS_TOKEN.*METRICS_PUBLIC=true/);
+      expect(parseConfig({ ...production(), METRICS_TOKEN: 't'.repeat(16) }).metricsToken).to.equal('t'.repeat(16));
+      expect(parseConfig({ ...production(), METRICS_PUBLIC: 'true' }).metricsToken).to.equal(undefined);
+      // Outside production /metrics may stay open without saying so.
+      expect(parseConfig({ DATA_DIR: dataDir }).metricsToken).to.equal(undefined);
+    });
+
+    it('refuses the embedded database to processes that run side by side (web, worker), and only to them', () => {
+      const env = { ...production(), METRICS_PUBLIC: 'true' };
+      expect(() => parseConfig(env, { sharedDatabase: true })).to.throw(ConfigError, /DATABASE_URL: .*PGlite.* one process/);
+      expect(parseConfig(env).databaseUrl).to.equal(undefined);
+      expect(parseConfig({ DATA_DIR: dataDir }, { sharedDatabase: true }).databaseUrl).to.equal(undefined);
+      const shared = parseConfig({ ...env, DATABASE_URL: 'postgres://db/hfs', SECRET_KEY: 'k'.repeat(32) }, { sharedDatabase: true });
+      expect(shared.databaseUrl).to.equal('postgres://db/hfs');
+    });
+
+    it('refuses the test-only SSRF allowlist', () => {
+      expect(() => parseConfig({ ...production(), METRICS_PUBLIC: 'true', URL_FETCH_ALLOWED_ORIGINS: 'http://127.0.0.1:5000' })).to.throw(
+        ConfigError,
+        /URL_FETCH_ALLOWED_ORIGINS/,
+      );
+    });
+  });
+
   it('treats empty variables as unset', () => {
     expect(parseConfig({ DATA_DIR: dataDir, PORT: '', SITE_URL: '' }).port).to.equal(3000);
   });

@@ -6,7 +6,6 @@ import path from 'node:path';
 import pg from 'pg';
 import { JobQueues, QUEUE_NAMES } from '../../../shared/jobs.js';
 import { createRedis } from '../../../shared/redis.js';
-import { MALLOC_TUNABLES } from '../../lib/malloc-tunables.js';
 import { freePort } from '../../lib/ports.js';
 import { onCleanup } from './cleanup.js';
 
@@ -20,14 +19,32 @@ export async function peakRss(pid: number): Promise<number> {
 
 const stops = new WeakMap<ChildProcess, () => Promise<void>>();
 
+// BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the processes under test.
+const benchNodeArgs = process.env.BENCH_NODE_ARGS ?? '';
+
 /**
- * Starts a TypeScript entry point as its own process and waits until its output says `ready`. The
- * process is registered for clean-up, so a benchmark that throws does not leave it running.
+ * Starts a TypeScript entry point as its own process (under tsx) and waits until its output says
+ * `ready`. The process is registered for clean-up, so a benchmark that throws does not leave it running.
  */
-export async function startProcess(script: string, env: Record<string, string>, ready: string, timeoutMs = 120_000): Promise<ChildProcess> {
-  // BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the processes under test.
-  const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+export function startProcess(script: string, env: Record<string, string>, ready: string, timeoutMs = 120_000): Promise<ChildProcess> {
+  const nodeArgs = benchNodeArgs.split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return watchUntilReady(child, script, ready, timeoutMs);
+}
+
+/**
+ * The command `npm start` runs (package.json): it builds dist/ when stale, sets the process
+ * environment (scripts/process-env.sh) and execs node with the service's flags; BENCH_NODE_ARGS join those.
+ */
+async function startLikeNpmStart(env: Record<string, string>, ready: string): Promise<ChildProcess> {
+  const { scripts } = JSON.parse(await readFile('package.json', 'utf8')) as { scripts: { start: string } };
+  const command = scripts.start.replace(/\bexec node /, `exec node ${benchNodeArgs} `);
+  // exec: the shell becomes the service, so its pid is the service's.
+  const child = spawn('sh', ['-c', command], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return watchUntilReady(child, 'npm start', ready, 300_000);
+}
+
+async function watchUntilReady(child: ChildProcess, script: string, ready: string, timeoutMs: number): Promise<ChildProcess> {
   const stop = onCleanup(() => terminate(child));
   stops.set(child, stop);
   let output: string | undefined = '';
@@ -124,14 +141,14 @@ export async function startService(extraEnv: Record<string, string> = {}): Promi
     BASE_URL: `http://127.0.0.1:${port}`,
     REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
     LOG_LEVEL: 'warn',
-    // As `npm start` runs it (package.json); the baselines keep glibc's defaults.
-    GLIBC_TUNABLES: MALLOC_TUNABLES,
     PLAN_PRO_DAILY_LIMIT: '10000000',
     RATE_LIMIT_UPLOADS_PER_MINUTE: '10000000',
     ...extraEnv,
   };
   const dropDatabase = onCleanup(await benchDatabase(env));
-  const child = await startProcess('scripts/start.ts', env, 'is running');
+  // As `npm start` runs it (compiled, with its node flags and GLIBC_TUNABLES); the baselines keep
+  // Node's and glibc's defaults.
+  const child = await startLikeNpmStart(env, 'is running');
   // The moderation child loads its model after the web says it is running: measuring during that
   // load would charge its CPU to whatever is measured first.
   await waitForOk(`${env.VISION_URL}/health`);

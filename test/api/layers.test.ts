@@ -1,0 +1,33 @@
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { expect } from 'chai';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+/** Every TypeScript module under `dir` (relative to the repository), with what it imports. */
+async function modulesUnder(dir: string): Promise<{ file: string; imports: string[] }[]> {
+  const entries = await readdir(path.join(ROOT, dir), { recursive: true, withFileTypes: true });
+  const files = entries.filter((e) => e.isFile() && /\.(c|m)?ts$/.test(e.name)).map((e) => path.join(e.parentPath, e.name));
+  return Promise.all(
+    files.map(async (file) => {
+      const text = await readFile(file, 'utf8');
+      const imports = [...text.matchAll(/\bfrom\s+'([^']+)'|\bimport\(\s*'([^']+)'\s*\)/g)].map((m) => path.resolve(path.dirname(file), m[1] ?? m[2]!));
+      return { file: path.relative(ROOT, file), imports: imports.map((i) => path.relative(ROOT, i)) };
+    }),
+  );
+}
+
+describe('the seams between layers', () => {
+  it('api/ reaches stored data only through services: no module imports shared/repositories, types included', async () => {
+    const offending = (await modulesUnder('api')).filter((m) => m.imports.some((i) => i.startsWith('shared/repositories/')));
+    expect(offending.map((m) => m.file)).to.deep.equal([]);
+  });
+
+  it('SQLSTATE codes are read by the repositories alone: nothing else imports pg-errors', async () => {
+    const modules = (await Promise.all(['api', 'shared', 'workers', 'scripts'].map(modulesUnder))).flat();
+    const offending = modules.filter(
+      (m) => !m.file.startsWith('shared/repositories/') && m.imports.some((i) => i.startsWith('shared/repositories/pg-errors')),
+    );
+    expect(offending.map((m) => m.file)).to.deep.equal([]);
+  });
+});
