@@ -14,35 +14,36 @@ export function createLogger(level: string, name = 'hfs', destination?: Destinat
 /**
  * pino's error serializer, except that a failed query logs its SQL and what the driver said, never
  * its parameters: drizzle's DrizzleQueryError keeps them in `params` and in its message ("Failed
- * query: … params: …"), and they are passwords' hashes, API keys' hashes, sealed secrets. Errors
- * wrapping one (as their `cause`) are cleaned the same way.
+ * query: … params: …"), PGlite's own error in `params`, and they are passwords' hashes, API keys'
+ * hashes, sealed secrets. Errors wrapping one (as their `cause`) are cleaned the same way.
  */
-export function serializeError(err: unknown): unknown {
-  if (!hasQueryError(err)) return pino.stdSerializers.err(err as Error);
-  const serialized = pino.stdSerializers.err(withoutParams(err as Error)) as unknown as Record<string, unknown>;
+function serializeError(err: unknown): unknown {
+  if (!hasParams(err)) return pino.stdSerializers.err(err as Error);
+  const clean = withoutParams(err as Error);
+  const serialized = pino.stdSerializers.err(clean) as unknown as Record<string, unknown>;
   // pino folds a cause into the message and stack; the driver's error is worth its fields (SQLSTATE `code`).
-  if (err instanceof DrizzleQueryError && err.cause instanceof Error) serialized.cause = driverError(err.cause);
+  if (clean instanceof DrizzleQueryError && clean.cause instanceof Error) serialized.cause = driverError(clean.cause);
   return serialized;
 }
 
 const MAX_CAUSES = 10;
 
-function hasQueryError(err: unknown): boolean {
+function hasParams(err: unknown): boolean {
   for (let e = err, depth = 0; e instanceof Error && depth < MAX_CAUSES; e = e.cause, depth++) {
-    if (e instanceof DrizzleQueryError) return true;
+    if ('params' in e) return true;
   }
   return false;
 }
 
-/** A copy of `err` and its causes in which failed queries keep their SQL but not their parameters. */
+/** A copy of `err` and its causes without query parameters, in fields or in drizzle's message. */
 function withoutParams(err: Error, depth = 0): Error {
   const copy = Object.create(Object.getPrototypeOf(err) as object) as Error;
   for (const key of Object.getOwnPropertyNames(err)) {
+    if (key === 'params') continue;
     const { enumerable } = Object.getOwnPropertyDescriptor(err, key)!;
     Object.defineProperty(copy, key, { value: (err as unknown as Record<string, unknown>)[key], enumerable, writable: true, configurable: true });
   }
   if (err instanceof DrizzleQueryError) {
-    delete (copy as Partial<DrizzleQueryError>).params;
     copy.message = `Failed query: ${err.query}`;
     const frames = err.stack?.indexOf('\n    at ') ?? -1;
     copy.stack = `${err.name}: ${copy.message}${frames >= 0 ? err.stack!.slice(frames) : ''}`;

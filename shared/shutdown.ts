@@ -45,7 +45,7 @@ export function onShutdown(logger: Logger, timeoutMs: number, stop: (deadline: A
 }
 
 /** Resolves when `work` settles or `deadline` aborts, whichever comes first. */
-export function untilDeadline(work: Promise<unknown>, deadline: AbortSignal): Promise<void> {
+function untilDeadline(work: Promise<unknown>, deadline: AbortSignal): Promise<void> {
   if (deadline.aborted) return Promise.resolve();
   return new Promise((resolve) => {
     const done = () => {

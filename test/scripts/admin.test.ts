@@ -3,9 +3,16 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { connectPostgres } from '../../shared/db/client.js';
+import { sql } from 'drizzle-orm';
+import { connectPostgres, openPglite } from '../../shared/db/client.js';
 import { emptyPostgresDatabase, testRedisUrl } from '../helpers/engines.js';
 import { runScript } from '../helpers/run-script.js';
+
+/** Neither SQL, nor its parameters, nor anything shaped like a password's hash or a key. */
+function expectNoQueryDetails(stderr: string) {
+  expect(stderr).to.not.match(/insert|select|update|params|\$argon|\$scrypt|scrypt|pw-123456/i);
+  expect(stderr).to.not.match(/[A-Za-z0-9+/=$_-]{32,}/);
+}
 
 describe('admin CLI: user commands', function () {
   this.timeout(120_000);
@@ -55,6 +62,7 @@ describe('admin CLI: user commands', function () {
     const duplicate = await admin('user', 'create', '--username', 'alice', '--password', 'pw-123456');
     expect(duplicate.code).to.equal(1);
     expect(duplicate.stderr).to.match(/already taken/);
+    expectNoQueryDetails(duplicate.stderr);
     const missing = await admin('user', 'show', 'nobody');
     expect(missing.code).to.equal(1);
     expect((await admin('user', 'set-plan', 'alice', 'gold')).code).to.equal(1);
@@ -83,3 +91,45 @@ describe('admin CLI: user commands', function () {
     expect((await admin('poll', 'close', 'nope')).code).to.equal(1);
   });
 });
+
+describe('admin CLI: a failure it has no message for', function () {
+  this.timeout(120_000);
+  let env: Record<string, string>;
+  let dataDir: string;
+
+  before(async function () {
+    dataDir = await mkdtemp(path.join(tmpdir(), 'hfs-admin-'));
+    const url = await emptyPostgresDatabase();
+    const common = { DATA_DIR: dataDir, REDIS_URL: testRedisUrl(), REDIS_PREFIX: `admin${randomBytes(3).toString('hex')}` };
+    env = url ? { ...common, DATABASE_URL: url, SECRET_KEY: randomBytes(32).toString('hex') } : { ...common, DATABASE_URL: '' };
+    // The database itself refuses new accounts: a driver error no repository turns into a message.
+    const handle = url ? connectPostgres(url, 1) : await openPglite(path.join(dataDir, 'db'));
+    await handle.migrate();
+    for (const statement of REFUSE_ACCOUNTS) await handle.db.execute(sql.raw(statement));
+    await handle.close();
+  });
+  after(() => rm(dataDir, { recursive: true, force: true }));
+
+  it('prints its kind in one line, never the SQL, its parameters or the password hash, and exits 1', async () => {
+    const res = await runScript('scripts/admin.ts', ['user', 'create', '--username', 'carol', '--password', 'pw-123456'], env);
+    expect(res.code).to.equal(1);
+    expect(res.stdout).to.equal('');
+    expect(res.stderr).to.equal('error: database query failed (SQLSTATE P0001) (LOG_LEVEL=debug logs the details)\n');
+    expectNoQueryDetails(res.stderr);
+  });
+
+  it('logs the details at LOG_LEVEL=debug on stderr, still without parameters', async () => {
+    const res = await runScript('scripts/admin.ts', ['user', 'create', '--username', 'carol', '--password', 'pw-123456'], { ...env, LOG_LEVEL: 'debug' });
+    expect(res.code).to.equal(1);
+    const logged = res.stderr.split('\n').find((line) => line.startsWith('{'))!;
+    const { err } = JSON.parse(logged) as { err: { query: string; cause: { message: string } } };
+    expect(err.query).to.match(/^insert into "accounts"/);
+    expect(err.cause.message).to.equal('accounts are closed');
+    expect(logged).to.not.match(/params|pw-123456|\$scrypt|\$argon/);
+  });
+});
+
+const REFUSE_ACCOUNTS = [
+  `create function refuse_accounts() returns trigger language plpgsql as $$ begin raise exception 'accounts are closed'; end $$`,
+  'create trigger refuse_accounts before insert on accounts for each row execute function refuse_accounts()',
+];

@@ -1,25 +1,27 @@
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { getPriority, tmpdir } from 'node:os';
 import path from 'node:path';
 import { redisAnswers } from '../../scripts/lib/redis-server.js';
 import { freePort } from '../helpers/ports.js';
-import { runScript } from '../helpers/run-script.js';
+import { ensureBuilt, launchCommand, runScript, spawnCommand } from '../helpers/run-script.js';
 
-/** The pid of a child of `parent` whose command line mentions `script` (Linux /proc). */
-async function childRunning(parent: number, script: string): Promise<number> {
+/** A child of `parent` whose command line mentions `script` (Linux /proc): its pid and its arguments. */
+async function childRunning(parent: number, script: string): Promise<{ pid: number; argv: string[] }> {
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
     const cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
-    if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === parent && cmdline.includes(script)) return Number(entry);
+    if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === parent && cmdline.includes(script)) {
+      return { pid: Number(entry), argv: cmdline.split('\0').filter(Boolean) };
+    }
   }
   throw new Error(`no child of ${parent} runs ${script}`);
 }
 
 describe('npm start (all in one, embedded defaults)', function () {
   this.timeout(120_000);
+  before(() => ensureBuilt());
 
   it('starts its own Redis and the moderation service, serves the API, shares the embedded database with the admin CLI and stops on Ctrl-C', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'hfs-start-'));
@@ -37,10 +39,11 @@ describe('npm start (all in one, embedded defaults)', function () {
       DATABASE_URL: '',
       LOG_LEVEL: 'warn',
     };
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // The command npm start runs (package.json): compiled code, started by node itself.
+    const child = spawnCommand(await launchCommand('npm start'), env);
     let output = '';
-    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     try {
       const deadline = Date.now() + 90_000;
@@ -69,9 +72,10 @@ describe('npm start (all in one, embedded defaults)', function () {
         if (!health?.ok) await new Promise((r) => setTimeout(r, 200));
       }
       expect(health?.status).to.equal(200);
-      // ...at a lower CPU priority than the web process: judging waits when the machine is busy.
-      const visionPid = await childRunning(child.pid!, 'api/moderation/main.ts');
-      expect(getPriority(visionPid) - getPriority(child.pid!)).to.equal(10);
+      // ...compiled too, at a lower CPU priority than the web process: judging waits when the machine is busy.
+      const vision = await childRunning(child.pid!, 'api/moderation/main.js');
+      expect(vision.argv.slice(1)).to.deep.equal([path.resolve('dist/api/moderation/main.js')]);
+      expect(getPriority(vision.pid) - getPriority(child.pid!)).to.equal(10);
 
       child.kill('SIGINT');
       expect(await exited).to.equal(0);
