@@ -1,9 +1,10 @@
-# Sourced by the Procfile lines and npm scripts right before they exec node: the environment a process
-# must have when it starts (read once then, so it cannot be set from inside). POSIX sh.
-#
-# glibc keeps up to 64 MiB of freed heap instead of handing it back to the kernel past 128 KiB: the
-# socket chunks of a big upload are freed in bursts, and with glibc's default the next ones fault that
-# memory in again, at about half the upload speed (docs/decisions.md, Build). An operator's own
-# GLIBC_TUNABLES wins; other C libraries ignore it.
+# Sourced by the Procfile lines and the npm scripts right before they exec node: what a process must
+# have in its environment when it starts (read once then, so it cannot be set from inside). POSIX sh.
+# Figures and the full why: docs/decisions.md, "Running in production".
+
+# glibc keeps up to 64 MiB of freed heap, so the chunks of a big upload do not fault memory in again
+# and again (an operator's own GLIBC_TUNABLES wins; other C libraries ignore it).
 : "${GLIBC_TUNABLES:=glibc.malloc.trim_threshold=67108864}"
 export GLIBC_TUNABLES
+# Stack traces in logs name the TypeScript sources (dist/ carries source maps).
+case " ${NODE_OPTIONS:-} " in *" --enable-source-maps "*) ;; *) export NODE_OPTIONS="--enable-source-maps${NODE_OPTIONS:+ $NODE_OPTIONS}" ;; esac

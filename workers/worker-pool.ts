@@ -16,8 +16,8 @@ export function assertHandlers(queues: readonly QueueName[], handlers: Partial<H
 
 export interface WorkerPool {
   workers: Worker[];
-  /** Stops taking jobs and waits for the running ones to finish (`force`: does not wait). */
-  close(force?: boolean): Promise<void>;
+  /** Stops taking jobs and waits for the running ones to finish (with a deadline: drainWorkers). */
+  close(): Promise<void>;
 }
 
 export async function startWorkers(container: Container, queues: readonly QueueName[], handlers: Partial<HandlerMap>): Promise<WorkerPool> {
@@ -50,8 +50,8 @@ export async function startWorkers(container: Container, queues: readonly QueueN
   logger.info({ queues }, 'workers started');
   return {
     workers,
-    async close(force = false) {
-      await Promise.all(workers.map((w) => w.close(force)));
+    async close() {
+      await Promise.all(workers.map((w) => w.close()));
     },
   };
 }

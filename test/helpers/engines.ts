@@ -141,3 +141,14 @@ export async function emptyPostgresDatabase(): Promise<string | undefined> {
   created.push(name);
   return databaseUrlFor(dbEngine.adminUrl, name);
 }
+
+/**
+ * The environment the project's scripts need to run as their own processes on a database of their
+ * own: this run's PostgreSQL (an empty database and a secret) or else an embedded PGlite in `dataDir`.
+ */
+export async function scriptDatabaseEnv(dataDir: string, redisPrefix: string): Promise<{ env: Record<string, string>; databaseUrl: string | undefined }> {
+  const databaseUrl = await emptyPostgresDatabase();
+  const common = { DATA_DIR: dataDir, REDIS_URL: testRedisUrl(), REDIS_PREFIX: `${redisPrefix}${randomBytes(3).toString('hex')}` };
+  const env = databaseUrl ? { ...common, DATABASE_URL: databaseUrl, SECRET_KEY: randomBytes(32).toString('hex') } : { ...common, DATABASE_URL: '' };
+  return { env, databaseUrl };
+}

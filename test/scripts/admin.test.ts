@@ -1,11 +1,10 @@
 import { expect } from 'chai';
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { connectPostgres, openPglite } from '../../shared/db/client.js';
-import { emptyPostgresDatabase, testRedisUrl } from '../helpers/engines.js';
+import { scriptDatabaseEnv } from '../helpers/engines.js';
 import { runScript } from '../helpers/run-script.js';
 
 /** Neither SQL, nor its parameters, nor anything shaped like a password's hash or a key. */
@@ -21,10 +20,8 @@ describe('admin CLI: user commands', function () {
 
   before(async function () {
     dataDir = await mkdtemp(path.join(tmpdir(), 'hfs-admin-'));
-    const url = await emptyPostgresDatabase();
-    // On PostgreSQL a database of its own; otherwise the embedded PGlite in a data dir of its own.
-    const common = { DATA_DIR: dataDir, REDIS_URL: testRedisUrl(), REDIS_PREFIX: `admin${randomBytes(3).toString('hex')}` };
-    env = url ? { ...common, DATABASE_URL: url, SECRET_KEY: randomBytes(32).toString('hex') } : { ...common, DATABASE_URL: '' };
+    const { env: scriptEnv, databaseUrl: url } = await scriptDatabaseEnv(dataDir, 'admin');
+    env = scriptEnv;
     if (url) {
       const handle = connectPostgres(url, 1);
       await handle.migrate();
@@ -99,9 +96,8 @@ describe('admin CLI: a failure it has no message for', function () {
 
   before(async function () {
     dataDir = await mkdtemp(path.join(tmpdir(), 'hfs-admin-'));
-    const url = await emptyPostgresDatabase();
-    const common = { DATA_DIR: dataDir, REDIS_URL: testRedisUrl(), REDIS_PREFIX: `admin${randomBytes(3).toString('hex')}` };
-    env = url ? { ...common, DATABASE_URL: url, SECRET_KEY: randomBytes(32).toString('hex') } : { ...common, DATABASE_URL: '' };
+    const { env: scriptEnv, databaseUrl: url } = await scriptDatabaseEnv(dataDir, 'admin');
+    env = scriptEnv;
     // The database itself refuses new accounts: a driver error no repository turns into a message.
     const handle = url ? connectPostgres(url, 1) : await openPglite(path.join(dataDir, 'db'));
     await handle.migrate();

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { connectPostgres } from '../../shared/db/client.js';
 import { JobQueues } from '../../shared/jobs.js';
 import { createRedis } from '../../shared/redis.js';
-import { emptyPostgresDatabase, testRedisUrl } from '../helpers/engines.js';
+import { scriptDatabaseEnv } from '../helpers/engines.js';
 import { pngBytes } from '../helpers/media.js';
 import { freePort } from '../helpers/ports.js';
 import { ensureBuilt, launchCommand, runScript, spawnCommand } from '../helpers/run-script.js';
@@ -101,9 +101,8 @@ describe('SIGTERM: processes drain with a deadline (SHUTDOWN_TIMEOUT_MS)', funct
   before(async function () {
     await ensureBuilt();
     dataDir = await mkdtemp(path.join(tmpdir(), 'hfs-shutdown-'));
-    const url = await emptyPostgresDatabase();
-    const common = { DATA_DIR: dataDir, REDIS_URL: testRedisUrl(), REDIS_PREFIX: `shutdown${randomBytes(3).toString('hex')}`, MODERATION_ENABLED: 'false' };
-    env = url ? { ...common, DATABASE_URL: url, SECRET_KEY: randomBytes(32).toString('hex') } : { ...common, DATABASE_URL: '' };
+    const { env: scriptEnv, databaseUrl: url } = await scriptDatabaseEnv(dataDir, 'shutdown');
+    env = { ...scriptEnv, MODERATION_ENABLED: 'false' };
     if (url) {
       const handle = connectPostgres(url, 1);
       await handle.migrate();
