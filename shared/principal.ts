@@ -15,3 +15,11 @@ export interface Principal {
 export function principalOf(row: Pick<AccountRow, 'id' | 'username' | 'plan' | 'status'>): Principal {
   return { id: row.id, username: row.username, plan: row.plan, status: row.status };
 }
+
+/** What an account has used of its limits: storage, and uploads on the day `usageDay`. */
+export type AccountUsage = Pick<AccountRow, 'storageUsed' | 'usageDay' | 'usageDayCount'>;
+
+/** The usage a row read for another purpose (a key lookup) holds. */
+export function usageSnapshotOf(row: AccountUsage): AccountUsage {
+  return { storageUsed: row.storageUsed, usageDay: row.usageDay, usageDayCount: row.usageDayCount };
+}

@@ -59,7 +59,7 @@ export function uploadRoutes(container: RouteDeps) {
 
   router.post('/', uploadAuth(container), async (ctx) => {
     const uploader = uploaderOf(ctx);
-    await services.uploads.assertCanUpload(uploader.account);
+    await services.uploads.assertCanUpload(uploader);
     const { file, fields } = await receiveSingleFile(ctx, services.uploads, services.uploads.maxBytesFor(uploader.account));
     const { expiry } = await formFields(services.uploads, file.received, fields);
     const source = ctx.get('x-api-key') ? 'api' : 'web';
@@ -69,7 +69,7 @@ export function uploadRoutes(container: RouteDeps) {
   router.post('/url', uploadAuth(container), async (ctx) => {
     const uploader = uploaderOf(ctx);
     const input = validate(urlUploadSchema, ctx.request.body);
-    await services.uploads.assertCanUpload(uploader.account);
+    await services.uploads.assertCanUpload(uploader);
     const result = await services.urlUploads.request({
       accountId: uploader.account?.id ?? null,
       folderId: uploader.folderId,

@@ -26,6 +26,12 @@ function isUnstorableText(err: unknown): boolean {
   return code === '22021' || code === '22P05';
 }
 
+/** A statement refused for what one of its rows holds (data exception or integrity violation). */
+export function isRowRefusal(err: unknown): boolean {
+  const code = findPgError(err)?.code;
+  return code !== undefined && (code.startsWith('22') || code.startsWith('23'));
+}
+
 const UNSTORABLE_TEXT = 'Text must not contain NUL characters';
 
 /** What a statement's refusal means to the caller; a refusal not named here stays what it is. */

@@ -4,7 +4,7 @@ import { randomHex, sha256 } from '../crypto.js';
 import type { AccountRow } from '../db/schema.js';
 import { AppError } from '../errors.js';
 import type { PlanName, Plans } from '../plans.js';
-import { type Principal, principalOf } from '../principal.js';
+import { type AccountUsage, type Principal, principalOf, usageSnapshotOf } from '../principal.js';
 import type { AccountRepository } from '../repositories/account.repository.js';
 import { secondsUntilNextUtcMonth, utcDay, utcMonth } from '../time.js';
 import { hashPassword } from './password.js';
@@ -70,8 +70,13 @@ export class AccountService {
 
   /** The account a primary key belongs to, or undefined for an unknown key. */
   async findByApiKey(apiKey: string): Promise<Principal | undefined> {
+    return (await this.findWithUsageByApiKey(apiKey))?.principal;
+  }
+
+  /** The key's account and what it has used, from one lookup (an upload checks its limits with it). */
+  async findWithUsageByApiKey(apiKey: string): Promise<{ principal: Principal; usage: AccountUsage } | undefined> {
     const row = await this.accounts.findByApiKeyHash(sha256(apiKey));
-    return row && principalOf(row);
+    return row && { principal: principalOf(row), usage: usageSnapshotOf(row) };
   }
 
   async getByUsername(username: string): Promise<Principal> {

@@ -2,7 +2,7 @@ import { randomHex, sha256, type SecretBox } from '../crypto.js';
 import type { FolderKeyRow } from '../db/schema.js';
 import { AppError } from '../errors.js';
 import type { Plans } from '../plans.js';
-import { type Principal, principalOf } from '../principal.js';
+import { type AccountUsage, type Principal, principalOf, usageSnapshotOf } from '../principal.js';
 import type { FolderKeyRepository } from '../repositories/folder-key.repository.js';
 import type { FolderService } from './folder.service.js';
 
@@ -43,12 +43,12 @@ export class FolderKeyService {
   }
 
   /** For upload auth: the account and folder of a folder key; unknown 403, account not Pro 403. */
-  async resolve(key: string): Promise<{ account: Principal; folderId: string }> {
+  async resolve(key: string): Promise<{ account: Principal; usage: AccountUsage; folderId: string }> {
     const found = await this.keys.findByHash(sha256(key));
     if (!found) throw AppError.forbidden('Invalid API key');
     if (!this.plans.of(found.account.plan).folderKeys) throw AppError.forbidden('Folder keys require a Pro plan');
     await this.keys.touch(found.key.id);
-    return { account: principalOf(found.account), folderId: found.key.folderId };
+    return { account: principalOf(found.account), usage: usageSnapshotOf(found.account), folderId: found.key.folderId };
   }
 
   /** Keys on the dashboard: only a Pro account has any to show. */

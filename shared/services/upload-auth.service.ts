@@ -1,5 +1,5 @@
 import { AppError } from '../errors.js';
-import type { Principal } from '../principal.js';
+import type { AccountUsage, Principal } from '../principal.js';
 import type { AccountService } from './account.service.js';
 import { FOLDER_KEY_PREFIX, type FolderKeyService } from './folder-key.service.js';
 import type { Uploader } from './upload.service.js';
@@ -17,17 +17,20 @@ export class UploadAuthService {
    */
   async resolveKey(key: string): Promise<Uploader> {
     if (key.startsWith(FOLDER_KEY_PREFIX)) {
-      const { account, folderId } = await this.folderKeys.resolve(key);
-      return this.uploaderFor(account, folderId);
+      const { account, usage, folderId } = await this.folderKeys.resolve(key);
+      return this.uploaderFor(account, folderId, usage);
     }
-    const account = await this.accounts.findByApiKey(key);
-    if (!account) throw AppError.forbidden('Invalid API key');
-    return this.uploaderFor(account, null);
+    const found = await this.accounts.findWithUsageByApiKey(key);
+    if (!found) throw AppError.forbidden('Invalid API key');
+    return this.uploaderFor(found.principal, null, found.usage);
   }
 
-  /** `folderId`: a folder key's folder, or null for the account's default upload folder. */
-  uploaderFor(account: Principal, folderId: string | null): Uploader {
+  /**
+   * `folderId`: a folder key's folder, or null for the account's default upload folder; `usage`:
+   * what the account had used when it was looked up, if that lookup read it.
+   */
+  uploaderFor(account: Principal, folderId: string | null, usage?: AccountUsage): Uploader {
     if (account.status === 'banned') throw AppError.forbidden('This account is banned');
-    return { account, folderId };
+    return { account, folderId, usage };
   }
 }

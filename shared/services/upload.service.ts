@@ -5,7 +5,7 @@ import { AppError, isAppError } from '../errors.js';
 import { jobIds, type JobQueues } from '../jobs.js';
 import type { Logger } from '../logger.js';
 import type { Plans } from '../plans.js';
-import type { Principal } from '../principal.js';
+import type { AccountUsage, Principal } from '../principal.js';
 import type { UploadChargeRepository } from '../repositories/upload-charge.repository.js';
 import { newObjectKey, type StorageDriver } from '../storage/index.js';
 import { secondsUntilNextUtcDay } from '../time.js';
@@ -22,6 +22,8 @@ export interface Uploader {
   account: Principal | null;
   /** a folder key's folder; null: the account's default upload folder, else the root library */
   folderId: string | null;
+  /** what the account had used when its key was looked up (read again only when missing) */
+  usage?: AccountUsage | undefined;
 }
 
 export interface ReceivedBody {
@@ -75,11 +77,12 @@ export class UploadService {
    * Refuses early, before any byte is read, what would certainly be refused at commit. The account's
    * usage is read here (the one query an upload adds to its authentication and its charge).
    */
-  async assertCanUpload(account: Principal | null): Promise<void> {
+  async assertCanUpload({ account, usage: known }: Uploader): Promise<void> {
     if (!account) return;
     if (account.status === 'banned') throw AppError.forbidden('This account is banned');
     const plan = this.deps.plans.of(account.plan);
-    const usage = await this.deps.charges.usageOf(account.id);
+    // The charge checks the limits again, atomically: this only spares reading a body bound to be refused.
+    const usage = known ?? (await this.deps.charges.usageOf(account.id));
     if (!usage) throw AppError.forbidden('Invalid API key');
     if (usage.storageUsed >= plan.monthlyStorageLimit) {
       throw AppError.forbidden('Storage limit reached: delete files or upgrade the plan');

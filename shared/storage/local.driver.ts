@@ -2,8 +2,11 @@ import { mkdir, open, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { ByteLimit, STREAM_HWM } from './byte-limit.js';
+import { FileWriter } from './file-writer.js';
 import type { ByteRange, ObjectBody, PutOptions, StorageDriver, StoredObject } from './storage-driver.js';
+
+// How far the disk may fall behind the sender before reading pauses (FileWriter: docs/decisions.md).
+const WRITE_AHEAD = 4 * 1024 * 1024;
 
 /**
  * Objects as files under `root`. A put writes straight to the object's own path: keys are fresh and
@@ -20,18 +23,17 @@ export class LocalDriver implements StorageDriver {
   async put(key: string, body: Readable, options: PutOptions = {}): Promise<StoredObject> {
     const target = this.pathOf(key);
     await this.ensureDir(path.dirname(target));
-    // 'wx': a key is written once; an existing file is never overwritten (and is not ours to remove).
-    const handle = await open(target, 'wx');
-    const limit = new ByteLimit(options.maxBytes);
+    const file = new FileWriter(target, WRITE_AHEAD, options.maxBytes);
     try {
-      await pipeline(body, limit, handle.createWriteStream({ highWaterMark: STREAM_HWM }), options.signal ? { signal: options.signal } : {});
+      await pipeline(body, file, options.signal ? { signal: options.signal } : {});
     } catch (err) {
-      // The stream closes its handle when it is destroyed; wait for that before the removal.
-      await handle.close().catch(() => undefined);
-      await rm(target, { force: true });
+      // Closed before the removal, or the file would appear after it; one this put did not create
+      // (the open failed: the key exists) is not its to remove.
+      if (!file.closed) await new Promise<void>((resolve) => file.once('close', () => resolve()));
+      if (file.created) await rm(target, { force: true });
       throw err;
     }
-    return { size: limit.bytes };
+    return { size: file.bytes };
   }
 
   async get(key: string, range?: ByteRange): Promise<ObjectBody | null> {
