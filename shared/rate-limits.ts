@@ -1,11 +1,14 @@
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { Batcher, type Outcome } from './batcher.js';
 import type { Config } from './config.js';
 import { AppError } from './errors.js';
 
 /** One limit on Redis, so it holds across web processes: `points` per `duration` seconds per key. */
 export class RateLimit {
   private readonly store: RateLimiterRedis;
+  // Requests of one key at the same moment take their points in one Redis call.
+  private readonly takes = new Batcher<null, void>((key, waiting) => this.take(key, waiting.length));
 
   constructor(
     redis: Redis,
@@ -31,17 +34,27 @@ export class RateLimit {
   }
 
   /** Takes one point for `key`; past the limit a 429 that says how long to wait. */
-  async consume(key: string): Promise<void> {
-    try {
-      await this.store.consume(key);
-    } catch (err) {
-      if (err instanceof RateLimiterRes) throw this.refusal(err);
-      throw err;
-    }
+  consume(key: string): Promise<void> {
+    return this.takes.submit(key, null);
   }
 
   async reset(key: string): Promise<void> {
     await this.store.delete(key);
+  }
+
+  /** Takes `count` points at once; the first of them that fit under the limit pass. */
+  private async take(key: string, count: number): Promise<Outcome<void>[]> {
+    let state: RateLimiterRes;
+    try {
+      state = await this.store.consume(key, count);
+    } catch (err) {
+      if (!(err instanceof RateLimiterRes)) throw err;
+      // A refusal that counts no points over the limit (a block kept in memory) refuses them all.
+      if (err.consumedPoints <= this.points) return Array.from({ length: count }, () => ({ ok: false, error: this.refusal(err) }));
+      state = err;
+    }
+    const takenBefore = state.consumedPoints - count;
+    return Array.from({ length: count }, (_, i) => (takenBefore + i < this.points ? { ok: true, value: undefined } : { ok: false, error: this.refusal(state) }));
   }
 
   private refusal(state: RateLimiterRes): AppError {

@@ -1,4 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
+import { Batcher } from '../batcher.js';
 import type { Database } from '../db/client.js';
 import { accounts, type AccountRow } from '../db/schema.js';
 import { AppError } from '../errors.js';
@@ -10,6 +11,12 @@ export type NewAccount = Pick<AccountRow, 'username' | 'email' | 'apiKeyHash' | 
 
 /** Accounts are their own owner: every query here is keyed by the account's id or a unique secret. */
 export class AccountRepository {
+  // Requests presenting the same key at once share one lookup, always one that began after they came.
+  private readonly keyLookups = new Batcher<null, AccountRow | undefined>(async (hash, waiting) => {
+    const [row] = await this.byApiKeyHash.execute({ hash });
+    // Each request gets its own copy to keep.
+    return waiting.map(() => ({ ok: true, value: row && { ...row } }));
+  });
   // Every authenticated request runs this lookup: built once, and a named prepared statement on the server.
   private readonly byApiKeyHash;
 
@@ -45,8 +52,7 @@ export class AccountRepository {
   }
 
   async findByApiKeyHash(hash: string): Promise<AccountRow | undefined> {
-    const [row] = await this.byApiKeyHash.execute({ hash });
-    return row;
+    return this.keyLookups.submit(hash, null);
   }
 
   async update(id: string, changes: Partial<Omit<AccountRow, 'id' | 'createdAt'>>): Promise<AccountRow | undefined> {
