@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import path from 'node:path';
 import pg from 'pg';
 import { connectPostgres, openPglite, pgliteOf, type DatabaseHandle } from '../../shared/db/client.js';
 import { startRedisServer, type LocalRedis } from '../../scripts/lib/redis-server.js';
@@ -151,4 +152,15 @@ export async function scriptDatabaseEnv(dataDir: string, redisPrefix: string): P
   const common = { DATA_DIR: dataDir, REDIS_URL: testRedisUrl(), REDIS_PREFIX: `${redisPrefix}${randomBytes(3).toString('hex')}` };
   const env = databaseUrl ? { ...common, DATABASE_URL: databaseUrl, SECRET_KEY: randomBytes(32).toString('hex') } : { ...common, DATABASE_URL: '' };
   return { env, databaseUrl };
+}
+
+/** Migrates the database of a script env (its PostgreSQL, or the embedded PGlite in `dataDir`); `then` runs on it before it closes. */
+export async function migrateScriptDatabase(dataDir: string, databaseUrl: string | undefined, then?: (handle: DatabaseHandle) => Promise<void>) {
+  const handle = databaseUrl ? connectPostgres(databaseUrl, 1) : await openPglite(path.join(dataDir, 'db'));
+  try {
+    await handle.migrate();
+    await then?.(handle);
+  } finally {
+    await handle.close();
+  }
 }

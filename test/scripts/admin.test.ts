@@ -3,8 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
-import { connectPostgres, openPglite } from '../../shared/db/client.js';
-import { scriptDatabaseEnv } from '../helpers/engines.js';
+import { migrateScriptDatabase, scriptDatabaseEnv } from '../helpers/engines.js';
 import { runScript } from '../helpers/run-script.js';
 
 /** Neither SQL, nor its parameters, nor anything shaped like a password's hash or a key. */
@@ -22,13 +21,7 @@ describe('admin CLI: user commands', function () {
     dataDir = await mkdtemp(path.join(tmpdir(), 'hfs-admin-'));
     const { env: scriptEnv, databaseUrl: url } = await scriptDatabaseEnv(dataDir, 'admin');
     env = scriptEnv;
-    if (url) {
-      const handle = connectPostgres(url, 1);
-      await handle.migrate();
-      await handle.close();
-    } else {
-      expect((await runScript('scripts/migrate.ts', [], env)).code).to.equal(0);
-    }
+    await migrateScriptDatabase(dataDir, url);
   });
   after(() => rm(dataDir, { recursive: true, force: true }));
 
@@ -99,10 +92,9 @@ describe('admin CLI: a failure it has no message for', function () {
     const { env: scriptEnv, databaseUrl: url } = await scriptDatabaseEnv(dataDir, 'admin');
     env = scriptEnv;
     // The database itself refuses new accounts: a driver error no repository turns into a message.
-    const handle = url ? connectPostgres(url, 1) : await openPglite(path.join(dataDir, 'db'));
-    await handle.migrate();
-    for (const statement of REFUSE_ACCOUNTS) await handle.db.execute(sql.raw(statement));
-    await handle.close();
+    await migrateScriptDatabase(dataDir, url, async (handle) => {
+      for (const statement of REFUSE_ACCOUNTS) await handle.db.execute(sql.raw(statement));
+    });
   });
   after(() => rm(dataDir, { recursive: true, force: true }));
 

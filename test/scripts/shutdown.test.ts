@@ -5,10 +5,9 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { connectPostgres } from '../../shared/db/client.js';
 import { JobQueues } from '../../shared/jobs.js';
 import { createRedis } from '../../shared/redis.js';
-import { scriptDatabaseEnv } from '../helpers/engines.js';
+import { migrateScriptDatabase, scriptDatabaseEnv } from '../helpers/engines.js';
 import { pngBytes } from '../helpers/media.js';
 import { freePort } from '../helpers/ports.js';
 import { ensureBuilt, launchCommand, runScript, spawnCommand } from '../helpers/run-script.js';
@@ -103,13 +102,7 @@ describe('SIGTERM: processes drain with a deadline (SHUTDOWN_TIMEOUT_MS)', funct
     dataDir = await mkdtemp(path.join(tmpdir(), 'hfs-shutdown-'));
     const { env: scriptEnv, databaseUrl: url } = await scriptDatabaseEnv(dataDir, 'shutdown');
     env = { ...scriptEnv, MODERATION_ENABLED: 'false' };
-    if (url) {
-      const handle = connectPostgres(url, 1);
-      await handle.migrate();
-      await handle.close();
-    } else {
-      expect((await runScript('scripts/migrate.ts', [], env)).code).to.equal(0);
-    }
+    await migrateScriptDatabase(dataDir, url);
     const created = await runScript('scripts/admin.ts', ['user', 'create', '--username', 'drainer', '--password', 'pw-123456'], env);
     expect(created.code, created.stderr).to.equal(0);
     apiKey = JSON.parse(created.stdout).apiKey;
