@@ -1,7 +1,7 @@
 import { Transform, type TransformCallback } from 'node:stream';
 import { AppError } from '../errors.js';
 
-export const STREAM_HWM = 1024 * 1024;
+const STREAM_HWM = 1024 * 1024;
 
 /** Passes bytes through and fails the pipeline the moment more than `maxBytes` have passed. */
 export class ByteLimit extends Transform {
