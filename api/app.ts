@@ -4,6 +4,7 @@ import type { Container } from '../shared/container.js';
 import { AppError } from '../shared/errors.js';
 import type { NotificationHub } from '../shared/services/notification-hub.js';
 import { errorHandler, notFound } from './middleware/error.middleware.js';
+import { requireRedisForChanges } from './middleware/redis-gate.middleware.js';
 import { requestContext } from './middleware/request-context.middleware.js';
 import { apiRouter } from './routes/index.js';
 import { metricsRoutes } from './routes/metrics.routes.js';
@@ -22,12 +23,13 @@ export function createApp(container: Container, hub: NotificationHub) {
   const api = apiRouter(container, hub);
   const site = siteRoutes(container);
   const pages = pagesRoutes(container);
-  const metrics = new WebMetrics(container.jobs);
+  const metrics = new WebMetrics(container.jobs, container.health);
   app.use(requestContext(container.logger, metrics));
-  app.use(errorHandler(container.logger));
+  app.use(errorHandler(container.logger, container.health));
   app.use(hostRouting(container));
   app.use(metricsRoutes(metrics, container.config.metricsToken).routes());
   app.use(site.routes());
+  app.use(requireRedisForChanges(container.redis));
   app.use(
     bodyParser({
       enableTypes: ['json'],

@@ -20,8 +20,8 @@ export interface WebServer {
 export async function startWebServer(container: Container, port: number, host = '0.0.0.0'): Promise<WebServer> {
   // One subscriber connection per web process: cache purges from any process reach this process's
   // file cache, and notifications from any process reach the streams open here.
-  const subscriber = createRedis(container.config.redisUrl, 'subscriber');
-  await container.services.cachePurges.subscribe(subscriber);
+  const subscriber = createRedis(container.config.redisUrl, 'subscriber', container.health.redis);
+  const stopPurges = await container.services.cachePurges.subscribe(subscriber);
   const hub = new NotificationHub(subscriber, container.services.notifications.channel, container.logger);
   await hub.start();
   const app = createApp(container, hub);
@@ -44,6 +44,7 @@ export async function startWebServer(container: Container, port: number, host = 
       if (deadline?.aborted) cutOff();
       // Event streams never end by themselves: the hub ends them. Connections whose last response
       // just finished are idle then; close them rather than wait out keep-alive.
+      stopPurges();
       await hub.stop();
       const sweep = setInterval(() => server.closeIdleConnections(), 50);
       await closed;

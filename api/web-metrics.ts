@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { redisWithin, type Health } from '../shared/dependency-health.js';
 import { type JobQueues, QUEUE_NAMES } from '../shared/jobs.js';
 
 const JOB_STATES = ['waiting', 'prioritized', 'active', 'delayed', 'failed'] as const;
@@ -31,7 +32,18 @@ function ofProcess() {
 export class WebMetrics {
   private readonly queues = new Registry();
 
-  constructor(jobs?: JobQueues) {
+  constructor(jobs?: JobQueues, health?: Health) {
+    if (health) {
+      new Gauge({
+        name: 'hfs_dependency_up',
+        help: 'Whether this process last reached the dependency (1) or not (0)',
+        labelNames: ['dependency'] as const,
+        registers: [this.queues],
+        collect() {
+          for (const dependency of [health.redis, health.postgres]) this.set({ dependency: dependency.dependency }, dependency.isDown ? 0 : 1);
+        },
+      });
+    }
     if (!jobs) return;
     new Gauge({
       name: 'hfs_queue_jobs',
@@ -39,7 +51,12 @@ export class WebMetrics {
       labelNames: ['queue', 'state'] as const,
       registers: [this.queues],
       async collect() {
-        const counts = await Promise.all(QUEUE_NAMES.map((name) => jobs.queue(name).getJobCounts(...JOB_STATES)));
+        this.reset();
+        // While Redis is out of reach /metrics still answers at once, without queue depths.
+        const counts = await redisWithin(Promise.all(QUEUE_NAMES.map((name) => jobs.queue(name).getJobCounts(...JOB_STATES))), 1000, 'queue depths').catch(
+          () => undefined,
+        );
+        if (!counts) return;
         QUEUE_NAMES.forEach((queue, i) => {
           for (const state of JOB_STATES) this.set({ queue, state }, counts[i]![state] ?? 0);
         });

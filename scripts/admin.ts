@@ -7,6 +7,7 @@ import { exitOnUncaughtErrors } from '../shared/shutdown.js';
 import { moderationCommand } from './admin/moderation.commands.js';
 import { notifyCommand } from './admin/notify.commands.js';
 import { pollCommand } from './admin/poll.commands.js';
+import { storageCommand } from './admin/storage.commands.js';
 import { userCommand } from './admin/user.commands.js';
 
 // `npm run admin -- <command>`: one JSON object on stdout and exit 0, or an error on stderr and exit 1.
@@ -15,6 +16,7 @@ const commands: Record<string, (c: Container, args: string[]) => Promise<unknown
   notify: notifyCommand,
   poll: pollCommand,
   moderation: moderationCommand,
+  storage: storageCommand,
 };
 
 const [name, ...args] = process.argv.slice(2);

@@ -3,6 +3,7 @@ import { SecretBox } from './crypto.js';
 import type { DatabaseHandle } from './db/client.js';
 import { openDatabase } from './db/open-database.js';
 import { JobQueues } from './jobs.js';
+import { createHealth } from './dependency-health.js';
 import { createLogger, type Logger } from './logger.js';
 import { Plans } from './plans.js';
 import { createRedis } from './redis.js';
@@ -29,6 +30,7 @@ import { FolderKeyService } from './services/folder-key.service.js';
 import { FolderService } from './services/folder.service.js';
 import { ModerationService } from './services/moderation.service.js';
 import { NotificationService } from './services/notification.service.js';
+import { OrphanSweepService } from './services/orphan-sweep.service.js';
 import { PollService } from './services/poll.service.js';
 import { FileUrls } from './services/file-urls.js';
 import { FileService } from './services/file.service.js';
@@ -53,8 +55,10 @@ export interface ContainerOptions {
  */
 export async function createContainer(config: Config, options: ContainerOptions = {}) {
   const logger = options.logger ?? createLogger(config.logLevel);
+  const health = createHealth(logger);
   const database = options.database ?? (await openDatabase(config));
-  const redis = createRedis(config.redisUrl);
+  database.watch?.(health.postgres);
+  const redis = createRedis(config.redisUrl, 'client', health.redis);
   if (options.connectRedis !== false) await redis.connect();
   const storage = createStorage(config.storage);
   const jobs = new JobQueues(redis, config.redisPrefix);
@@ -84,7 +88,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
   const uploadAuth = new UploadAuthService(accounts, folderKeys);
   const sessions = new SessionService(repositories.sessions);
   const captcha = new CaptchaService(box.sign('altcha-hmac-key'), redis, config.redisPrefix, config.captchaMaxNumber);
-  const cachePurges = new CachePurgeService({ cache: fileCache, jobs, redis, urls, logger, config });
+  const cachePurges = new CachePurgeService({ cache: fileCache, jobs, redis, urls, logger, health: health.redis, config });
   const notifications = new NotificationService(repositories.notifications, redis, jobs, config.redisPrefix);
   const moderation = new ModerationService({
     files: repositories.fileMaintenance,
@@ -119,7 +123,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     uploadAuth,
     uploads,
     cachePurges,
-    urlUploads: new UrlUploadService({ jobs, uploads, uploadAuth, accounts: repositories.accounts, config }),
+    urlUploads: new UrlUploadService({ jobs, uploads, uploadAuth, accounts: repositories.accounts, health: health.redis, config }),
     files: new FileService({
       files: repositories.files,
       maintenance: repositories.fileMaintenance,
@@ -137,11 +141,13 @@ export async function createContainer(config: Config, options: ContainerOptions 
     dashboard: new DashboardService({ files: repositories.files, accountRows: repositories.accounts, accounts, folders, folderKeys, urls }),
     hosted: new HostedFileService(repositories.files, repositories.publicFiles, repositories.accounts, storage, fileCache, moderation),
     siteSessions: new SiteSessionService(box, new URL(config.siteUrl).origin),
+    orphanSweep: new OrphanSweepService({ files: repositories.fileMaintenance, storage, logger }),
   };
 
   return {
     config,
     logger,
+    health,
     database,
     db: database.db,
     redis,

@@ -1,7 +1,8 @@
 /**
  * The one error type of the domain. `status` is the HTTP status the error middleware answers with,
  * `code` a stable machine name, and `extra` fields that belong in the body (e.g. retryAfter).
- * Only errors below 500 expose their message; others are logged and answered generically.
+ * Errors below 500 (and 503, whose message says only what to do) expose their message; others are
+ * logged and answered generically.
  */
 export class AppError extends Error {
   readonly expose: boolean;
@@ -11,11 +12,11 @@ export class AppError extends Error {
     readonly code: string,
     message: string,
     readonly extra: Record<string, unknown> = {},
-    options?: ErrorOptions,
+    options?: ErrorOptions & { expose?: boolean },
   ) {
     super(message, options);
     this.name = 'AppError';
-    this.expose = status < 500;
+    this.expose = options?.expose ?? status < 500;
   }
 
   static badRequest(message: string, extra?: Record<string, unknown>) {
@@ -38,6 +39,10 @@ export class AppError extends Error {
   }
   static tooManyRequests(message: string, retryAfterSeconds: number) {
     return new AppError(429, 'too_many_requests', message, { retryAfter: Math.max(1, Math.ceil(retryAfterSeconds)) });
+  }
+  /** Redis or PostgreSQL cannot be reached: nothing was changed, retry after `retryAfterSeconds`. */
+  static unavailable(message: string, retryAfterSeconds: number) {
+    return new AppError(503, 'service_unavailable', message, { retryAfter: retryAfterSeconds }, { expose: true });
   }
   /** `cause`: what failed underneath, for the log (a 5xx never shows it). */
   static storageUnavailable(message = 'Storage is briefly unavailable, nothing was saved; retry', cause?: unknown) {

@@ -1,5 +1,6 @@
 import { type Job, Queue, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { redisWithin } from './dependency-health.js';
 
 /**
  * Every queue and job of the system, with its payload type and options, named once. Producers and
@@ -11,12 +12,14 @@ export type QueueName = (typeof QUEUE_NAMES)[number];
 export interface JobPayloads {
   /** Delete a stored object; every file delete and replace ends here. */
   'object.delete': { key: string };
+  /** Every hour: delete stored objects that no file row names (left by killed uploads or lost deletes). */
+  'storage.reconcile': Record<string, never>;
   /** Delete a file whose expiry time has come (delayed to that time). */
   'file.expire': { fileId: string };
   /** Every minute: delete expired files whose own job was lost. */
   'files.expire-sweep': Record<string, never>;
-  /** Tell every web process to drop cached lookups of a changed file, and purge its URLs at the CDN. */
-  'cache.purge': { keys: string[]; urls: string[] };
+  /** Purge a changed file's URLs at the configured CDN (web processes hear of the change directly). */
+  'cache.purge': { urls: string[] };
   /** Write a notification for every account in batches and publish each (idempotent per account). */
   'notify.broadcast': { broadcastId: string; type: string; title: string; message: string; data: Record<string, unknown> };
   /** Every minute: close polls whose closesAt has passed. */
@@ -61,6 +64,7 @@ const retried = (attempts: number, delay: number): JobsOptions => ({
 
 export const JOBS: { [K in JobName]: { queue: QueueName; options: JobsOptions } } = {
   'object.delete': { queue: 'objects', options: retried(10, 2000) },
+  'storage.reconcile': { queue: 'objects', options: { removeOnComplete: { count: 10 }, removeOnFail: { count: 100 } } },
   'file.expire': { queue: 'expiry', options: retried(5, 5000) },
   'files.expire-sweep': { queue: 'expiry', options: { removeOnComplete: { count: 10 }, removeOnFail: { count: 100 } } },
   'cache.purge': { queue: 'cache-purge', options: retried(8, 1000) },
@@ -88,11 +92,15 @@ export const SCHEDULES: { id: string; job: JobName; everyMs: number }[] = [
   { id: 'expire-sweep', job: 'files.expire-sweep', everyMs: 60_000 },
   { id: 'close-due-polls', job: 'polls.close-due', everyMs: 60_000 },
   { id: 'moderation-sweep', job: 'moderation.sweep', everyMs: 10 * 60_000 },
+  { id: 'storage-reconcile', job: 'storage.reconcile', everyMs: 60 * 60_000 },
 ];
 
 export function isQueueName(value: string): value is QueueName {
   return (QUEUE_NAMES as readonly string[]).includes(value);
 }
+
+// A queue's first use waits for its connection; a command on a live one answers in a millisecond.
+const ADD_TIMEOUT_MS = 2000;
 
 /** The producer side: one BullMQ Queue per queue name, created on first use. */
 export class JobQueues {
@@ -112,9 +120,10 @@ export class JobQueues {
     return queue;
   }
 
+  /** Fails within ADD_TIMEOUT_MS while Redis is out of reach, rather than waiting for it to return. */
   async add<K extends JobName>(name: K, data: JobPayloads[K], options: JobsOptions = {}): Promise<Job<JobPayloads[K]>> {
     const def = JOBS[name];
-    return this.queue(def.queue).add(name, data, { ...def.options, ...options });
+    return redisWithin(this.queue(def.queue).add(name, data, { ...def.options, ...options }), ADD_TIMEOUT_MS, `queueing ${name}`);
   }
 
   /** Registers the scheduled jobs that run on these queues. */

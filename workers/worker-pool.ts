@@ -3,8 +3,18 @@ import type { Container } from '../shared/container.js';
 import { isAppError } from '../shared/errors.js';
 import { encodeJobError } from '../shared/job-errors.js';
 import { JOBS, type JobName, QUEUE_CONCURRENCY, type QueueName } from '../shared/jobs.js';
+import { outageOf } from '../shared/dependency-health.js';
 import { createRedis } from '../shared/redis.js';
 import type { HandlerMap, JobHandler } from './handler.js';
+
+/**
+ * A worker that dies (kill -9, a lost machine) keeps its jobs' locks this long at most; every
+ * `stalledInterval` the other workers look for such jobs and run them again. BullMQ's 30 s defaults
+ * kept a URL upload's client waiting for a minute after a crash.
+ */
+const STALL_DETECTION = { lockDuration: 10_000, stalledInterval: 5_000 };
+// Schedules live in Redis: registered again on every reconnect (Redis may have come back empty) and this often.
+const SCHEDULE_REFRESH_MS = 60_000;
 
 export class MissingHandlerError extends Error {}
 
@@ -22,7 +32,7 @@ export interface WorkerPool {
 
 export async function startWorkers(container: Container, queues: readonly QueueName[], handlers: Partial<HandlerMap>): Promise<WorkerPool> {
   assertHandlers(queues, handlers);
-  const { config, logger } = container;
+  const { config, logger, health } = container;
   const workers = queues.map(
     (queue) =>
       new Worker(
@@ -34,24 +44,57 @@ export async function startWorkers(container: Container, queues: readonly QueueN
             return await handler(job.data, { container, signal: signal ?? new AbortController().signal });
           } catch (err) {
             // A client error will not heal by retrying; either way the waiting side gets the AppError back.
-            if (isAppError(err)) throw err.expose ? new UnrecoverableError(encodeJobError(err)) : new Error(encodeJobError(err));
+            if (isAppError(err)) throw err.status < 500 ? new UnrecoverableError(encodeJobError(err)) : new Error(encodeJobError(err));
             throw err;
           }
         },
-        { connection: createRedis(config.redisUrl, 'worker'), prefix: config.redisPrefix, concurrency: QUEUE_CONCURRENCY[queue] },
+        {
+          connection: createRedis(config.redisUrl, 'worker', health.redis),
+          prefix: config.redisPrefix,
+          concurrency: QUEUE_CONCURRENCY[queue],
+          ...STALL_DETECTION,
+        },
       ),
   );
   for (const worker of workers) {
-    worker.on('failed', (job, err) => logger.warn({ err, job: job?.name, id: job?.id }, 'job failed'));
-    worker.on('error', (err) => logger.error({ err }, 'worker error'));
+    worker.on('failed', (job, err) => {
+      // A job that failed because Redis or PostgreSQL is gone is retried; the outage is logged once.
+      const dependency = outageOf(err);
+      if (dependency) health[dependency].failed(err);
+      else logger.warn({ err, job: job?.name, id: job?.id }, 'job failed');
+    });
+    // A worker's errors are its connections' (its jobs' go to 'failed'): one line per outage, not per retry.
+    worker.on('error', (err) => health.redis.failed(err));
   }
   await Promise.all(workers.map((w) => w.waitUntilReady()));
-  await container.jobs.registerSchedules(queues);
+  const schedules = keepSchedules(container, queues);
+  await schedules.register();
   logger.info({ queues }, 'workers started');
   return {
     workers,
     async close() {
+      schedules.stop();
       await Promise.all(workers.map((w) => w.close()));
+    },
+  };
+}
+
+/**
+ * Registers the scheduled jobs of these queues now, after every reconnect of the producer connection
+ * and every minute: upserting a schedule that exists changes nothing, one that Redis lost comes back
+ * (and runs at once).
+ */
+function keepSchedules(container: Container, queues: readonly QueueName[]) {
+  const { jobs, redis, health } = container;
+  const register = () => jobs.registerSchedules(queues);
+  const refresh = () => void register().catch((err: unknown) => health.redis.failed(err));
+  redis.on('ready', refresh);
+  const timer = setInterval(refresh, SCHEDULE_REFRESH_MS).unref();
+  return {
+    register,
+    stop() {
+      clearInterval(timer);
+      redis.off('ready', refresh);
     },
   };
 }

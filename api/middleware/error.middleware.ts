@@ -1,25 +1,32 @@
 import type { Middleware } from 'koa';
+import { outageOf, unavailable, type Health } from '../../shared/dependency-health.js';
 import { AppError, isAppError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import type { AppState } from '../state.js';
 
 /** Maps whatever was thrown to the one error body, `{success: false, error}`. */
-function toAppError(err: unknown): AppError | undefined {
+function toAppError(err: unknown, health: Health): AppError | undefined {
   if (isAppError(err)) return err;
   // http-errors thrown by Koa itself (ctx.throw, ctx.assert)
   const e = err as { status?: number; expose?: boolean; message?: string };
   if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
     return new AppError(e.status, 'http_error', e.expose && e.message ? e.message : 'Bad request');
   }
+  // Redis or PostgreSQL out of reach: 503, logged once per outage rather than once per request.
+  const dependency = outageOf(err);
+  if (dependency) {
+    health[dependency].failed(err);
+    return unavailable(dependency);
+  }
   return undefined;
 }
 
-export function errorHandler(logger: Logger): Middleware<AppState> {
+export function errorHandler(logger: Logger, health: Health): Middleware<AppState> {
   return async (ctx, next) => {
     try {
       await next();
     } catch (err) {
-      const known = toAppError(err);
+      const known = toAppError(err, health);
       if (known?.expose) {
         ctx.status = known.status;
         ctx.body = { success: false, error: known.message, ...known.extra };

@@ -4,6 +4,7 @@ import { bodyParser } from '@koa/bodyparser';
 import { Router } from '@koa/router';
 import Koa from 'koa';
 import type { Config } from '../../shared/config.js';
+import type { Health } from '../../shared/dependency-health.js';
 import { AppError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import { errorHandler, notFound } from '../middleware/error.middleware.js';
@@ -21,6 +22,7 @@ import type { VisionJobs } from './vision-jobs.js';
 export interface VisionDeps {
   config: Config;
   logger: Logger;
+  health: Health;
   model: NsfwModel;
   moderator: Moderator;
   jobs: VisionJobs;
@@ -42,7 +44,7 @@ const ENDPOINTS = {
 };
 
 /** The separate moderation service (VISION_URL): health, capabilities, sync and async moderation. */
-export function createVisionApp({ config, logger, model, moderator, jobs }: VisionDeps) {
+export function createVisionApp({ config, logger, health, model, moderator, jobs }: VisionDeps) {
   const app = new Koa<AppState>();
   app.silent = true;
   const router = new Router<AppState>();
@@ -123,7 +125,7 @@ export function createVisionApp({ config, logger, model, moderator, jobs }: Visi
 
   const metrics = new WebMetrics();
   app.use(requestContext(logger, metrics));
-  app.use(errorHandler(logger));
+  app.use(errorHandler(logger, health));
   app.use(metricsRoutes(metrics, config.metricsToken).routes());
   app.use(bodyParser({ enableTypes: ['json'], jsonLimit: '64kb', onError: () => { throw AppError.badRequest('Malformed JSON body'); } }));
   app.use(router.routes());

@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { Config } from '../../shared/config.js';
+import { createHealth } from '../../shared/dependency-health.js';
 import type { Logger } from '../../shared/logger.js';
 import { createRedis } from '../../shared/redis.js';
 import { createVisionApp } from './app.js';
@@ -23,11 +24,12 @@ export async function startVisionServer(config: Config, logger: Logger, port: nu
   const model = new NsfwModel();
   await model.load();
   const moderator = new Moderator(model, { gifFrames: GIF_FRAMES, videoFrames: VIDEO_FRAMES });
-  const redis = createRedis(config.redisUrl);
+  const health = createHealth(logger);
+  const redis = createRedis(config.redisUrl, 'client', health.redis);
   await redis.connect();
-  const jobs = new VisionJobs(redis, { redisUrl: config.redisUrl, prefix: config.redisPrefix, concurrency: config.vision.maxConcurrentJobs, logger });
+  const jobs = new VisionJobs(redis, { redisUrl: config.redisUrl, prefix: config.redisPrefix, concurrency: config.vision.maxConcurrentJobs, health: health.redis });
   await jobs.start(moderator);
-  const app = createVisionApp({ config, logger, model, moderator, jobs });
+  const app = createVisionApp({ config, logger, health, model, moderator, jobs });
   const server = createServer(app.callback());
   server.requestTimeout = 30 * 60 * 1000;
   await new Promise<void>((resolve, reject) => {

@@ -1,8 +1,8 @@
 import { rm } from 'node:fs/promises';
 import { type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
+import type { DependencyHealth } from '../../shared/dependency-health.js';
 import { AppError, isAppError } from '../../shared/errors.js';
-import type { Logger } from '../../shared/logger.js';
 import { createRedis } from '../../shared/redis.js';
 import type { MediaKind } from './media.js';
 import type { ModerationResult, Moderator } from './moderator.js';
@@ -31,7 +31,7 @@ export class VisionJobs {
 
   constructor(
     connection: Redis,
-    private readonly options: { redisUrl: string; prefix: string; concurrency: number; logger: Logger },
+    private readonly options: { redisUrl: string; prefix: string; concurrency: number; health: DependencyHealth },
   ) {
     this.queue = new Queue(VISION_QUEUE, { connection, prefix: options.prefix });
   }
@@ -51,9 +51,10 @@ export class VisionJobs {
           if (!signal?.aborted) await rm(job.data.file, { force: true });
         }
       },
-      { connection: createRedis(this.options.redisUrl, 'worker'), prefix: this.options.prefix, concurrency: this.options.concurrency },
+      { connection: createRedis(this.options.redisUrl, 'worker', this.options.health), prefix: this.options.prefix, concurrency: this.options.concurrency },
     );
-    this.worker.on('error', (err) => this.options.logger.error({ err }, 'vision worker error'));
+    // Connection trouble: one line per outage (BullMQ repeats it for every retry).
+    this.worker.on('error', (err) => this.options.health.failed(err));
     await this.worker.waitUntilReady();
   }
 

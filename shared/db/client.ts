@@ -9,6 +9,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
+import type { DependencyHealth } from '../dependency-health.js';
 import * as schema from './schema.js';
 
 /** One schema, two drivers: the services never know which one they run on. */
@@ -19,12 +20,21 @@ export interface DatabaseHandle {
   driver: 'postgres' | 'pglite';
   migrate(): Promise<void>;
   close(): Promise<void>;
+  /** Tells `health` when connections fail and when a new one succeeds (PostgreSQL; PGlite cannot fail so). */
+  watch?(health: DependencyHealth): void;
 }
+
+const CONNECT_TIMEOUT_MS = 5000;
 
 const migrationsFolder = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 
 export function connectPostgres(target: string | pg.PoolConfig, poolSize = 20): DatabaseHandle {
-  const pool = new pg.Pool({ ...(typeof target === 'string' ? { connectionString: target } : target), max: poolSize });
+  const pool = new pg.Pool({
+    ...(typeof target === 'string' ? { connectionString: target } : target),
+    max: poolSize,
+    // A server that does not answer (a lost host, not a refused port) fails the query in seconds.
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+  });
   // An idle connection that the server drops (restart, failover) must not crash the process; the
   // pool replaces it on the next query.
   pool.on('error', () => undefined);
@@ -34,6 +44,10 @@ export function connectPostgres(target: string | pg.PoolConfig, poolSize = 20): 
     driver: 'postgres',
     migrate: () => migratePg(db, { migrationsFolder }),
     close: () => pool.end(),
+    watch(health) {
+      pool.on('error', (err) => health.failed(err));
+      pool.on('connect', () => health.recovered());
+    },
   };
 }
 

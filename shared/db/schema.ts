@@ -137,6 +137,8 @@ export const files = pgTable(
     index('files_search_trgm_idx').using('gin', sql`(${t.filename} || E'\\x01' || ${t.originalName}) gin_trgm_ops`),
     index('files_folder_idx').on(t.folderId),
     index('files_deletion_token_idx').on(t.deletionTokenHash),
+    // The storage reconciliation asks which of 500 listed objects a row names, hourly.
+    index('files_object_key_idx').on(t.objectKey),
     index('files_expires_idx').on(t.expiresAt).where(sql`${t.expiresAt} is not null`),
     // Content not judged yet, for the sweep that re-queues moderation checks that were lost.
     index('files_unjudged_idx').on(t.id).where(sql`${t.moderatedAt} is null`),

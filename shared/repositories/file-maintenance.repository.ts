@@ -1,14 +1,15 @@
-import { and, asc, eq, gt, isNull, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, isNull, lte, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { files, type FileRow } from '../db/schema.js';
 import { releaseStorage } from './file.repository.js';
 import { asDomainErrors } from './pg-errors.js';
 
 /**
- * Statements on any account's files by id, for the work no owner asks for: expiry, moderation and
- * deletion links (where the token, not an account, is the credential). They take no owner, so they
- * live apart from FileRepository, and only the services doing that work are given this class: a
- * route holding an account can never reach another account's file through it by mistake.
+ * Statements on any account's files by id, for the work no owner asks for: expiry, moderation,
+ * deletion links (where the token, not an account, is the credential) and the orphan sweep. They
+ * take no owner, so they live apart from FileRepository, and only the services doing that work are
+ * given this class: a route holding an account can never reach another account's file through it
+ * by mistake.
  */
 export class FileMaintenanceRepository {
   // Every moderation check runs these two: drizzle builds them once instead of per call.
@@ -111,6 +112,13 @@ export class FileMaintenanceRepository {
       .where(eq(files.id, id))
       .returning();
     return row;
+  }
+
+  /** Which of `keys` a file row names (`object_key` is the only column that names stored objects). */
+  async referencedObjectKeys(keys: readonly string[]): Promise<Set<string>> {
+    if (keys.length === 0) return new Set();
+    const rows = await this.db.selectDistinct({ key: files.objectKey }).from(files).where(inArray(files.objectKey, [...keys]));
+    return new Set(rows.map((row) => row.key));
   }
 
   /** Files whose expiry time has passed (optionally just the one with `id`). */

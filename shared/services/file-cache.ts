@@ -1,7 +1,8 @@
 import type { FileRow } from '../db/schema.js';
 
 const MAX_ENTRIES = 10_000;
-const TTL_MS = 60_000;
+// The bound on staleness should a change's message ever be missed without the subscription dropping.
+const TTL_MS = 10_000;
 
 /** Cache keys of a stored file: by owner and name, by short code, and by anonymous name. */
 export function cacheKeysOf(file: Pick<FileRow, 'accountId' | 'filename' | 'shortCode'>, ...formerNames: string[]): string[] {
@@ -10,12 +11,16 @@ export function cacheKeysOf(file: Pick<FileRow, 'accountId' | 'filename' | 'shor
 }
 
 /**
- * A small per-process cache of file lookups for serving hot files without a query each time.
- * Entries live a minute at most; any change to a file drops them here at once and, through the
- * cache-purge job's pub/sub message, in every other web process.
+ * A small per-process cache of file lookups for serving hot files without a query each time. It
+ * caches only while invalidations can reach it (`resume` once subscribed, `suspend` as soon as the
+ * subscription may have missed one); any change drops entries here at once and, through CachePurgeService's
+ * message, in every other process before the change is answered.
  */
 export class FileCache {
   private readonly entries = new Map<string, { value: FileRow; until: number }>();
+  // Bumped by every invalidation: a lookup that was in flight meanwhile may have read the old row.
+  private generation = 0;
+  private live = false;
 
   get(key: string): FileRow | undefined {
     const entry = this.entries.get(key);
@@ -30,22 +35,36 @@ export class FileCache {
     return entry.value;
   }
 
-  /** Only hits are cached, so a new upload is served the moment it is stored. */
-  set(key: string, value: FileRow): void {
-    this.entries.set(key, { value, until: Date.now() + TTL_MS });
-    if (this.entries.size > MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
-  }
-
-  /** Returns the row from the cache, or loads it (and caches it when found). */
+  /**
+   * Returns the row from the cache, or loads it and caches it when found (only hits are cached, so a
+   * new upload is served the moment it is stored) and nothing was invalidated while it loaded.
+   */
   async through(key: string, load: () => Promise<FileRow | undefined>): Promise<FileRow | undefined> {
     const cached = this.get(key);
     if (cached) return cached;
+    const generation = this.generation;
     const row = await load();
-    if (row) this.set(key, row);
+    if (row && this.live && generation === this.generation) {
+      this.entries.set(key, { value: row, until: Date.now() + TTL_MS });
+      if (this.entries.size > MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
+    }
     return row;
   }
 
   invalidate(keys: readonly string[]): void {
+    this.generation += 1;
     for (const key of keys) this.entries.delete(key);
+  }
+
+  /** Invalidations may no longer arrive: forget everything and read through until `resume`. */
+  suspend(): void {
+    this.generation += 1;
+    this.live = false;
+    this.entries.clear();
+  }
+
+  resume(): void {
+    this.generation += 1;
+    this.live = true;
   }
 }

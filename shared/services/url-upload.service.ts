@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { QueueEvents } from 'bullmq';
 import type { Config } from '../config.js';
+import { redisWithin, type DependencyHealth } from '../dependency-health.js';
 import { AppError } from '../errors.js';
 import { decodeJobError } from '../job-errors.js';
 import type { JobPayloads, JobQueues } from '../jobs.js';
@@ -32,6 +33,7 @@ export class UrlUploadService {
       uploads: UploadService;
       uploadAuth: UploadAuthService;
       accounts: AccountRepository;
+      health: DependencyHealth;
       config: Pick<Config, 'redisUrl' | 'redisPrefix' | 'urlFetch'>;
     },
   ) {}
@@ -97,8 +99,15 @@ export class UrlUploadService {
   private async queueEvents(): Promise<QueueEvents> {
     if (!this.events) {
       const { redisUrl, redisPrefix } = this.deps.config;
-      this.events = new QueueEvents('url-fetch', { connection: createRedis(redisUrl, 'worker'), prefix: redisPrefix });
-      await this.events.waitUntilReady();
+      const events = new QueueEvents('url-fetch', { connection: createRedis(redisUrl, 'worker', this.deps.health), prefix: redisPrefix });
+      events.on('error', (err) => this.deps.health.failed(err));
+      try {
+        await redisWithin(events.waitUntilReady(), 2000, 'url-fetch events');
+      } catch (err) {
+        void events.close().catch(() => undefined);
+        throw err;
+      }
+      this.events = events;
     }
     return this.events;
   }

@@ -2,6 +2,7 @@ import {
   DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
+  paginateListObjectsV2,
   S3Client,
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
@@ -10,7 +11,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { isAppError } from '../errors.js';
 import { ByteLimit } from './byte-limit.js';
-import type { ByteRange, ObjectBody, PutOptions, StorageDriver, StoredObject } from './storage-driver.js';
+import type { ByteRange, ListedObject, ObjectBody, PutOptions, StorageDriver, StoredObject } from './storage-driver.js';
 
 export interface S3Options {
   bucket: string;
@@ -89,6 +90,15 @@ export class S3Driver implements StorageDriver {
 
   async delete(key: string): Promise<void> {
     await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+  }
+
+  async *list(prefix: string): AsyncIterable<ListedObject> {
+    // The paginator asks for the next page (up to 1000 keys) only when this one has been consumed.
+    for await (const page of paginateListObjectsV2({ client: this.client }, { Bucket: this.bucket, Prefix: prefix })) {
+      for (const object of page.Contents ?? []) {
+        if (object.Key && object.LastModified) yield { key: object.Key, modifiedAt: object.LastModified };
+      }
+    }
   }
 
   async close(): Promise<void> {

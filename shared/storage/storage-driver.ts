@@ -17,6 +17,11 @@ export interface ObjectBody {
   size: number;
 }
 
+export interface ListedObject {
+  key: string;
+  modifiedAt: Date;
+}
+
 export interface PutOptions {
   /** The write fails with 413 as soon as more than this many bytes arrive; nothing is kept. */
   maxBytes?: number;
@@ -36,5 +41,7 @@ export interface StorageDriver {
   head(key: string): Promise<StoredObject | null>;
   /** Deleting a missing object is not an error. */
   delete(key: string): Promise<void>;
+  /** Every object whose key starts with `prefix`, in no set order, read a page at a time. */
+  list(prefix: string): AsyncIterable<ListedObject>;
   close?(): Promise<void>;
 }

@@ -18,7 +18,9 @@ export async function startS3rver(bucket = 'hfs-test'): Promise<S3rverHandle> {
   const port = await freePort();
   const directory = await mkdtemp(path.join(tmpdir(), 'hfs-s3rver-'));
   const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 's3rver.child.cjs');
-  const child = fork(script, [String(port), directory, bucket], { stdio: 'ignore' });
+  // s3rver ciphers its ListObjectsV2 continuation tokens with DES, which OpenSSL 3 offers only through
+  // its legacy provider: without it every listing past the first page fails.
+  const child = fork(script, [String(port), directory, bucket], { stdio: 'ignore', execArgv: [...process.execArgv, '--openssl-legacy-provider'] });
   await new Promise<void>((resolve, reject) => {
     child.once('message', () => resolve());
     child.once('exit', (code) => reject(new Error(`s3rver exited with ${code}`)));

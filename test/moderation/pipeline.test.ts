@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:http';
 import { eq } from 'drizzle-orm';
 import { files, notifications } from '../../shared/db/schema.js';
 import { jobIds } from '../../shared/jobs.js';
+import { createRedis } from '../../shared/redis.js';
 import { eventually } from '../helpers/eventually.js';
 import { pngBytes } from '../helpers/media.js';
 import { freePort } from '../helpers/ports.js';
@@ -100,17 +101,23 @@ describe('moderation in the upload pipeline', function () {
     expect((await env.container.services.moderation.flagged()).map((f) => f.id)).not.to.include(row.id);
   });
 
-  it('purges cached copies only when the verdict changes what is served', async () => {
-    const purgedFor = async (filename: string) => {
-      const jobs = await env.container.jobs.queue('cache-purge').getJobs(['waiting', 'active', 'completed', 'delayed', 'failed']);
-      return jobs.some((job) => (job.data as { keys: string[] }).keys.some((key) => key.endsWith(`:${filename}`)));
-    };
-    const allowed = await uploadAndJudge('allow');
-    const unjudged = await uploadAndJudge('refuse');
-    const blocked = await uploadAndJudge('hard_block');
-    await eventually(() => purgedFor(blocked.row.filename));
-    expect(await purgedFor(allowed.row.filename)).to.equal(false);
-    expect(await purgedFor(unjudged.row.filename)).to.equal(false);
+  it('tells every web process to drop cached copies only when the verdict changes what is served', async () => {
+    // Listen as another web process would.
+    const announced: string[] = [];
+    const listener = createRedis(env.container.config.redisUrl, 'subscriber');
+    listener.on('message', (_channel: string, message: string) => announced.push(...(JSON.parse(message) as string[])));
+    await listener.subscribe(env.container.services.cachePurges.channel);
+    try {
+      const purgedFor = (filename: string) => announced.some((key) => key.endsWith(`:${filename}`));
+      const allowed = await uploadAndJudge('allow');
+      const unjudged = await uploadAndJudge('refuse');
+      const blocked = await uploadAndJudge('hard_block');
+      await eventually(async () => purgedFor(blocked.row.filename));
+      expect(purgedFor(allowed.row.filename)).to.equal(false);
+      expect(purgedFor(unjudged.row.filename)).to.equal(false);
+    } finally {
+      listener.disconnect();
+    }
   });
 
   it('queues one check per stored content under one id; a check finds content judged already and leaves it', async () => {

@@ -1,8 +1,7 @@
 import { expect } from 'chai';
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server, type ServerResponse } from 'node:http';
-import { connect, type AddressInfo, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { JobQueues } from '../../shared/jobs.js';
@@ -10,95 +9,17 @@ import { createRedis } from '../../shared/redis.js';
 import { migrateScriptDatabase, scriptDatabaseEnv } from '../helpers/engines.js';
 import { pngBytes } from '../helpers/media.js';
 import { freePort } from '../helpers/ports.js';
-import { ensureBuilt, launchCommand, runScript, spawnCommand } from '../helpers/run-script.js';
-
-/**
- * A Procfile process (with `args` after its command); resolves once it printed `ready`. Its output is
- * kept: `printed(text)` waits for a line, `output()` is all of it.
- */
-async function startProcfile(type: string, args: string, env: Record<string, string>, ready: string) {
-  const child = spawnCommand(`${await launchCommand(`Procfile ${type}`)}${args}`, { ...env, LOG_LEVEL: 'info' });
-  let output = '';
-  const waiters: { text: string; resolve: () => void }[] = [];
-  const onData = (d: Buffer) => {
-    output += d.toString();
-    for (const waiter of waiters.filter((w) => output.includes(w.text))) waiter.resolve();
-  };
-  child.stdout!.on('data', onData);
-  child.stderr!.on('data', onData);
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  /** Resolves when the process has printed `text` (a log message); rejects if it exits first. */
-  const printed = (text: string) =>
-    new Promise<void>((resolve, reject) => {
-      if (output.includes(text)) return resolve();
-      waiters.push({ text, resolve });
-      void exited.then(() => reject(new Error(`exited before printing "${text}":\n${output}`)));
-    });
-  await printed(ready);
-  return { child, exited, printed, output: () => output };
-}
-
-type Started = Awaited<ReturnType<typeof startProcfile>>;
-
-const startWeb = (env: Record<string, string>) => startProcfile('web', '', env, '"msg":"web listening"');
-
-/**
- * An upload that the server is receiving (it answered `Expect: 100-continue`) and that waits for the
- * rest of its body: `finish` sends it, `response` is what the server answered, `closed` when it hung up.
- */
-async function heldUpload(port: number, apiKey: string) {
-  const boundary = `b${randomBytes(8).toString('hex')}`;
-  const body = Buffer.concat([
-    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="held.png"\r\nContent-Type: image/png\r\n\r\n`),
-    pngBytes(200),
-    Buffer.from(`\r\n--${boundary}--\r\n`),
-  ]);
-  const socket: Socket = connect(port, '127.0.0.1');
-  let received = '';
-  const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
-  socket.on('error', () => undefined);
-  socket.on('data', (d: Buffer) => (received += d.toString('latin1')));
-  /** Resolves once what the server sent matches `pattern`; rejects if it hangs up before. */
-  const answered = (pattern: RegExp) =>
-    new Promise<void>((resolve, reject) => {
-      const check = () => {
-        if (!pattern.test(received)) return;
-        socket.off('data', check);
-        resolve();
-      };
-      socket.on('data', check);
-      check();
-      void closed.then(() => (pattern.test(received) ? resolve() : reject(new Error(`closed; received: ${received}`))));
-    });
-  const continued = answered(/^HTTP\/1\.1 100 Continue\r\n/);
-  socket.write(
-    `POST /api/upload HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nx-api-key: ${apiKey}\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\n` +
-      `Content-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`,
-  );
-  await continued;
-  const half = Math.floor(body.length / 2);
-  socket.write(body.subarray(0, half));
-  return {
-    closed,
-    // write, not end: a client that half-closes has given up on its request, as far as Node's server is concerned.
-    finish: () => socket.write(body.subarray(half)),
-    response: async () => {
-      await answered(/\r\n\r\nHTTP\/1\.1 \d{3} /);
-      return Number(/\r\n\r\nHTTP\/1\.1 (\d{3}) /.exec(received)![1]);
-    },
-    destroy: () => socket.destroy(),
-  };
-}
+import { heldUpload, startWeb, startWorker, type StartedProcess } from '../helpers/processes.js';
+import { runScript } from '../helpers/run-script.js';
 
 describe('SIGTERM: processes drain with a deadline (SHUTDOWN_TIMEOUT_MS)', function () {
   this.timeout(120_000);
   let env: Record<string, string>;
   let dataDir: string;
   let apiKey: string;
-  let started: Started | undefined;
+  let started: StartedProcess | undefined;
 
   before(async function () {
-    await ensureBuilt();
     dataDir = await mkdtemp(path.join(tmpdir(), 'hfs-shutdown-'));
     const { env: scriptEnv, databaseUrl: url } = await scriptDatabaseEnv(dataDir, 'shutdown');
     env = { ...scriptEnv, MODERATION_ENABLED: 'false' };
@@ -107,8 +28,8 @@ describe('SIGTERM: processes drain with a deadline (SHUTDOWN_TIMEOUT_MS)', funct
     expect(created.code, created.stderr).to.equal(0);
     apiKey = JSON.parse(created.stdout).apiKey;
   });
-  afterEach(() => {
-    if (started?.child.exitCode === null) started.child.kill('SIGKILL');
+  afterEach(async () => {
+    await started?.kill();
     started = undefined;
   });
   after(() => rm(dataDir, { recursive: true, force: true }));
@@ -190,7 +111,7 @@ describe('SIGTERM: processes drain with a deadline (SHUTDOWN_TIMEOUT_MS)', funct
     /** A url-fetch worker with one job running: its download waits for the remote side. */
     async function workerWithJobRunning(timeoutMs: number) {
       const remoteUrl = `http://127.0.0.1:${(remote.address() as AddressInfo).port}`;
-      const worker = (started = await startProcfile('worker', ' url-fetch', { ...env, URL_FETCH_ALLOWED_ORIGINS: remoteUrl, SHUTDOWN_TIMEOUT_MS: String(timeoutMs) }, '"msg":"workers started"'));
+      const worker = (started = await startWorker({ ...env, URL_FETCH_ALLOWED_ORIGINS: remoteUrl, SHUTDOWN_TIMEOUT_MS: String(timeoutMs) }, 'url-fetch'));
       const job = await jobs.add('url.fetch', { accountId: null, folderId: null, imageUrl: `${remoteUrl}/held.png`, expiry: null, source: 'url', answerBy: Date.now() + 60_000 });
       await requested;
       return { worker, job };

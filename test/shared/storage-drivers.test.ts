@@ -8,7 +8,7 @@ import { pipeline } from 'node:stream/promises';
 import { isAppError } from '../../shared/errors.js';
 import { LocalDriver } from '../../shared/storage/local.driver.js';
 import { S3Driver } from '../../shared/storage/s3.driver.js';
-import { newObjectKey, type StorageDriver } from '../../shared/storage/index.js';
+import { newObjectKey, type ListedObject, type StorageDriver } from '../../shared/storage/index.js';
 import { startRecordingProxy, startS3rver, type S3rverHandle } from '../helpers/s3rver.js';
 import { failingStream, hashSink, repeatedStream, sha256Of } from '../helpers/streams.js';
 
@@ -126,6 +126,36 @@ for (const driverCase of cases) {
       expect(await leftovers()).to.deep.equal([]);
     });
 
+    it('lists the objects under a prefix, with when each was last modified', async () => {
+      const startedAt = Date.now();
+      const keys = [newObjectKey(), newObjectKey(), newObjectKey()];
+      const elsewhere = `elsewhere/${crypto.randomUUID()}`;
+      for (const key of [...keys, elsewhere]) await driver.put(key, Readable.from([Buffer.from(key)]));
+      const listed = await listAll(driver, 'objects/');
+      expect(listed.map((o) => o.key)).to.include.members(keys);
+      expect(listed.map((o) => o.key)).to.not.include(elsewhere);
+      for (const { key, modifiedAt } of listed.filter((o) => keys.includes(o.key))) {
+        // S3 dates objects to the second.
+        expect(modifiedAt.getTime(), key).to.be.within(startedAt - 1000, Date.now());
+      }
+      // A prefix need not end at a '/'.
+      expect((await listAll(driver, keys[0]!.slice(0, -6))).map((o) => o.key)).to.deep.equal([keys[0]]);
+      expect(await listAll(driver, 'nothing-here/')).to.deep.equal([]);
+      for (const key of [...keys, elsewhere]) await driver.delete(key);
+      expect((await listAll(driver, 'objects/')).filter((o) => keys.includes(o.key))).to.deep.equal([]);
+    });
+
+    it('lists past the first page (S3 answers at most 1000 keys per request)', async () => {
+      const prefix = `paged-${crypto.randomUUID()}/`;
+      const keys = Array.from({ length: 1005 }, (_, i) => `${prefix}${String(i).padStart(4, '0')}`);
+      for (let i = 0; i < keys.length; i += 50) {
+        await Promise.all(keys.slice(i, i + 50).map((key) => driver.put(key, Readable.from([Buffer.from('x')]))));
+      }
+      const listed = await listAll(driver, prefix);
+      expect(listed.map((o) => o.key).sort()).to.deep.equal(keys);
+      for (let i = 0; i < keys.length; i += 50) await Promise.all(keys.slice(i, i + 50).map((key) => driver.delete(key)));
+    });
+
     it('streams a 64 MB body in and out byte for byte (its memory cost is measured by npm run bench -- storage)', async () => {
       const key = newObjectKey();
       const chunk = Buffer.alloc(MB, 42);
@@ -139,4 +169,10 @@ for (const driverCase of cases) {
       await driver.delete(key);
     });
   });
+}
+
+async function listAll(driver: StorageDriver, prefix: string): Promise<ListedObject[]> {
+  const listed: ListedObject[] = [];
+  for await (const object of driver.list(prefix)) listed.push(object);
+  return listed;
 }

@@ -7,11 +7,13 @@ import { moderationSweep } from './moderation-sweep.handler.js';
 import { notifyBroadcast } from './notify-broadcast.handler.js';
 import { objectDelete } from './object-delete.handler.js';
 import { pollsCloseDue } from './polls-close-due.handler.js';
+import { storageReconcile } from './storage-reconcile.handler.js';
 import { urlFetch } from './url-fetch.handler.js';
 
 /** One handler per job name of shared/jobs.ts. */
 export const handlers: HandlerMap = {
   'object.delete': objectDelete,
+  'storage.reconcile': storageReconcile,
   'file.expire': fileExpire,
   'files.expire-sweep': filesExpireSweep,
   'url.fetch': urlFetch,
