@@ -61,7 +61,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
   const redis = createRedis(config.redisUrl, 'client', health.redis);
   if (options.connectRedis !== false) await redis.connect();
   const storage = createStorage(config.storage);
-  const jobs = new JobQueues(redis, config.redisPrefix);
+  const jobs = new JobQueues(redis, config.redisPrefix, (err) => health.redis.failed(err));
   const box = new SecretBox(config.secretKey);
   const plans = new Plans(config.planOverrides);
 

@@ -106,15 +106,18 @@ const ADD_TIMEOUT_MS = 2000;
 export class JobQueues {
   private readonly queues = new Map<QueueName, Queue>();
 
+  /** `onError`: a queue's connection trouble (without a listener BullMQ prints each one with its stack). */
   constructor(
     private readonly connection: Redis,
     readonly prefix: string,
+    private readonly onError: (err: unknown) => void = () => undefined,
   ) {}
 
   queue(name: QueueName): Queue {
     let queue = this.queues.get(name);
     if (!queue) {
       queue = new Queue(name, { connection: this.connection, prefix: this.prefix });
+      queue.on('error', this.onError);
       this.queues.set(name, queue);
     }
     return queue;

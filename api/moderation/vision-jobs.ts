@@ -34,6 +34,7 @@ export class VisionJobs {
     private readonly options: { redisUrl: string; prefix: string; concurrency: number; health: DependencyHealth },
   ) {
     this.queue = new Queue(VISION_QUEUE, { connection, prefix: options.prefix });
+    this.queue.on('error', (err) => options.health.failed(err));
   }
 
   async start(moderator: Moderator): Promise<void> {

@@ -131,15 +131,19 @@ describe('Reliability under faults: real processes, engines that stop (issue 23)
     let alice: Account;
     let remote: Server;
     const held: ServerResponse[] = [];
+    const seen = new Set<string>();
     let remoteOrigin: string;
 
     before(async function () {
       const databaseUrl = await emptyPostgresDatabase();
       needsPostgres(this, databaseUrl);
       // The remote side of URL uploads: a PNG's first bytes, then nothing until the test lets go.
-      remote = createServer((_req, res) => {
-        held.push(res);
+      remote = createServer((req, res) => {
         res.writeHead(200, { 'content-type': 'image/png' });
+        // `/again-*.png` is held the first time only: a second fetch of it (after a crash) gets it all.
+        if (req.url!.startsWith('/again-') && seen.has(req.url!)) return res.end(pngBytes(40_000));
+        seen.add(req.url!);
+        held.push(res);
         res.write(pngBytes(40_000).subarray(0, 16_384));
       });
       await new Promise<void>((resolve) => remote.listen(0, '127.0.0.1', resolve));
@@ -257,6 +261,32 @@ describe('Reliability under faults: real processes, engines that stop (issue 23)
         expect(await fileRow('while-down.png')).to.equal(undefined);
       });
 
+      it('logs the outage once and its end once, with no stack traces, and keeps /metrics answering at once', async () => {
+        const from = webA.output().length;
+        await redis.stop();
+        for (let i = 0; i < 5; i++) {
+          const res = await timed(() => fetch(`${webA.api.baseUrl}/api/user/images/nothing.png`, { method: 'DELETE', headers: { 'x-api-key': alice.apiKey } }));
+          expectUnavailable(res, 'delete while Redis is down', webA);
+        }
+        // The first failed reconnect marks Redis down; the attempts after it print nothing of their own.
+        await webA.printed('"msg":"redis unavailable"');
+        const metrics = await timed(() => fetch(`${webA.api.baseUrl}/metrics`, { signal: AbortSignal.timeout(10_000) }));
+        expect(metrics.status).to.equal(200);
+        expect(metrics.elapsed, 'ms to answer /metrics').to.be.below(1500);
+        expect(metrics.text).to.include('hfs_dependency_up{dependency="redis"} 0');
+        await redis.start();
+        await webA.printed('"msg":"redis available again"');
+        await eventually(async () => (await webA.api.delete('/api/user/images/nothing.png', { key: alice.apiKey })).status === 404, 15_000);
+
+        const logged = webA.output().slice(from);
+        const count = (text: string) => logged.split(text).length - 1;
+        expect(count('"msg":"redis unavailable"'), logged).to.equal(1);
+        expect(count('"msg":"redis available again"'), logged).to.equal(1);
+        expect(logged).to.not.include('Unhandled error event');
+        expect(logged).to.not.include('"stack"');
+        expect(logged).to.not.match(/^\s+at /m, logged);
+      });
+
       it('answers an upload 503 with Retry-After and keeps neither a row nor an object file', async () => {
         const objectsBefore = await service.objectKeys();
         const { rows } = await db.query<{ n: number }>('select count(*)::int as n from files where account_id = $1', [alice.id]);
@@ -348,6 +378,30 @@ describe('Reliability under faults: real processes, engines that stop (issue 23)
         await reconcileLeavesNoOrphan(orphan);
       });
 
+      it('a URL upload whose worker is killed is fetched again by another worker, and its client gets the file in seconds', async () => {
+        const first = await service.worker('url-fetch');
+        const before = await service.objectKeys();
+        const started = Date.now();
+        const answer = fetch(`${webA.api.baseUrl}/api/upload/url`, {
+          method: 'POST',
+          headers: { 'x-api-key': alice.apiKey, 'content-type': 'application/json' },
+          body: JSON.stringify({ imageUrl: `${remoteOrigin}/again-${randomBytes(4).toString('hex')}.png` }),
+          signal: AbortSignal.timeout(50_000),
+        });
+        await newObject(before);
+        const second = await service.worker('url-fetch');
+        try {
+          await first.kill('SIGKILL');
+          const res = await answer;
+          const body = (await res.json()) as { success: boolean; data?: { filename: string } };
+          expect(res.status, JSON.stringify(body)).to.equal(200);
+          expect(Date.now() - started, 'ms until the client had its answer').to.be.below(30_000);
+          expect(await fileRow(body.data!.filename)).to.not.equal(undefined);
+        } finally {
+          await second.kill();
+        }
+      });
+
       it('a web process killed during a multipart upload', async () => {
         const webC = await service.web();
         const before = await service.objectKeys();
@@ -385,10 +439,17 @@ describe('Reliability under faults: real processes, engines that stop (issue 23)
       const dashboard = () => fetch(`${web.api.baseUrl}/api/user/dashboard`, { headers: { 'x-api-key': bob.apiKey }, signal: AbortSignal.timeout(15_000) });
       expect((await dashboard()).status).to.equal(200);
 
+      const from = web.output().length;
       await postgres!.stop();
       const res = await timed(dashboard);
       expectUnavailable(res, 'dashboard while PostgreSQL is down', web);
       expect(res.elapsed, 'ms to answer').to.be.below(5000);
+      for (let i = 0; i < 3; i++) expect((await dashboard()).status).to.equal(503);
+      // One line for the outage: no SQL, no stack trace, whatever the number of failed requests.
+      const logged = web.output().slice(from);
+      expect(logged.split('"msg":"postgres unavailable"').length - 1, logged).to.equal(1);
+      expect(logged).to.not.include('Failed query');
+      expect(logged).to.not.include('"stack"');
 
       await postgres!.start();
       let last = 0;
