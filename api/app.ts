@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { bodyParser } from '@koa/bodyparser';
 import Koa from 'koa';
 import type { Container } from '../shared/container.js';
@@ -5,15 +6,20 @@ import { AppError } from '../shared/errors.js';
 import type { NotificationHub } from '../shared/services/notification-hub.js';
 import { errorHandler, notFound } from './middleware/error.middleware.js';
 import { requireRedisForChanges } from './middleware/redis-gate.middleware.js';
-import { requestContext } from './middleware/request-context.middleware.js';
+import { RequestRecorder, requestContext } from './middleware/request-context.middleware.js';
 import { apiRouter } from './routes/index.js';
 import { metricsRoutes } from './routes/metrics.routes.js';
 import { pagesRoutes } from './site/pages.routes.js';
-import { hostRouting, siteRoutes } from './site/site.routes.js';
+import { FileHeaderCache } from './site/file-response.js';
+import { hotFileResponder } from './site/hot-files.js';
+import { hostedFiles } from './site/site.routes.js';
 import type { AppState } from './state.js';
 import { WebMetrics } from './web-metrics.js';
 
-/** Builds the web app without listening, so tests drive the very same app through a real server. */
+/**
+ * Builds the web app without listening, so tests drive the very same app through a real server;
+ * `handle` is what the server listens with (the hot-file fast path in front of the app).
+ */
 export function createApp(container: Container, hub: NotificationHub) {
   const app = new Koa<AppState>();
   app.proxy = container.config.trustProxy;
@@ -21,14 +27,14 @@ export function createApp(container: Container, hub: NotificationHub) {
   app.silent = true;
 
   const api = apiRouter(container, hub);
-  const site = siteRoutes(container);
   const pages = pagesRoutes(container);
   const metrics = new WebMetrics(container.jobs, container.health);
-  app.use(requestContext(container.logger, metrics));
+  const recorder = new RequestRecorder(container.logger, metrics);
+  const headers = new FileHeaderCache(container.config.cacheControlPublic);
+  app.use(requestContext(recorder));
   app.use(errorHandler(container.logger, container.health));
-  app.use(hostRouting(container));
+  app.use(hostedFiles(container, headers));
   app.use(metricsRoutes(metrics, container.config.metricsToken).routes());
-  app.use(site.routes());
   app.use(requireRedisForChanges(container.redis));
   app.use(
     bodyParser({
@@ -44,5 +50,13 @@ export function createApp(container: Container, hub: NotificationHub) {
   app.use(api.routes());
   app.use(pages.routes());
   app.use(notFound);
-  return app;
+
+  const { config, services, urls } = container;
+  const hot = hotFileResponder({ hosted: services.hosted, urls, headers, recorder, serving: config.serving, trustProxy: config.trustProxy });
+  const callback = app.callback();
+  /** The HTTP server's listener: hot files from memory, everything else through the app. */
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
+    if (!hot(req, res)) void callback(req, res);
+  };
+  return { app, handle };
 }

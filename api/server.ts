@@ -24,8 +24,8 @@ export async function startWebServer(container: Container, port: number, host = 
   const stopPurges = await container.services.cachePurges.subscribe(subscriber);
   const hub = new NotificationHub(subscriber, container.services.notifications.channel, container.logger);
   await hub.start();
-  const app = createApp(container, hub);
-  const server = createServer(app.callback());
+  const { handle } = createApp(container, hub);
+  const server = createServer(handle);
   server.requestTimeout = REQUEST_TIMEOUT_MS;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

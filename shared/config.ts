@@ -36,6 +36,18 @@ const envSchema = z
     RATE_LIMIT_ANONYMOUS_UPLOADS_PER_MINUTE: z.coerce.number().int().positive().default(20),
     PRIVATE_LINK_TTL_SECONDS: z.coerce.number().int().positive().default(3600),
     CACHE_CONTROL_PUBLIC: z.string().default('public, max-age=3600'),
+    // Bodies of small hot files kept in memory per web process (0 = off), and the largest file kept.
+    FILE_MEMORY_CACHE_BYTES: z.coerce.number().int().min(0).default(64 * 1024 * 1024),
+    FILE_MEMORY_CACHE_MAX_FILE_BYTES: z.coerce.number().int().min(0).default(512 * 1024),
+    // A front proxy sends the bytes of local files: the service decides and answers the headers only.
+    FILE_OFFLOAD: z.enum(['none', 'x-accel-redirect', 'x-sendfile']).default('none'),
+    FILE_OFFLOAD_PREFIX: z
+      .string()
+      .regex(/^\/(?:[\w-]+\/)+$/, { error: 'must be a path like /_hfs_files/' })
+      .default('/_hfs_files/'),
+    // S3: files of at least this many bytes are answered with a redirect to a presigned URL (unset = off).
+    S3_REDIRECT_MIN_BYTES: z.coerce.number().int().min(0).optional(),
+    S3_REDIRECT_TTL_SECONDS: z.coerce.number().int().min(10).max(7 * 24 * 3600).default(300),
     VISION_MAX_FILE_SIZE_MB: z.coerce.number().int().positive().default(100),
     VISION_MAX_CONCURRENT_JOBS: z.coerce.number().int().positive().default(2),
     MODERATION_ENABLED: bool.default(true),
@@ -72,6 +84,12 @@ const envSchema = z
     PLAN_PRO_STORAGE_LIMIT: positiveInt.optional(),
   })
   .superRefine((env, ctx) => {
+    if (env.FILE_OFFLOAD !== 'none' && env.STORAGE_DRIVER !== 'local') {
+      ctx.addIssue({ code: 'custom', path: ['FILE_OFFLOAD'], message: 'needs STORAGE_DRIVER=local (with S3, use S3_REDIRECT_MIN_BYTES)' });
+    }
+    if (env.S3_REDIRECT_MIN_BYTES !== undefined && env.STORAGE_DRIVER !== 's3') {
+      ctx.addIssue({ code: 'custom', path: ['S3_REDIRECT_MIN_BYTES'], message: 'needs STORAGE_DRIVER=s3' });
+    }
     if (env.STORAGE_DRIVER === 's3' && !env.S3_BUCKET) {
       ctx.addIssue({ code: 'custom', path: ['S3_BUCKET'], message: 'required when STORAGE_DRIVER=s3' });
     }
@@ -172,6 +190,12 @@ export function parseConfig(env: Env, options: ConfigOptions = {}) {
     },
     moderation: { enabled: e.MODERATION_ENABLED, holdPending: e.MODERATION_HOLD_PENDING },
     cacheControlPublic: e.CACHE_CONTROL_PUBLIC,
+    serving: {
+      memoryCacheBytes: e.FILE_MEMORY_CACHE_BYTES,
+      memoryCacheMaxFileBytes: Math.min(e.FILE_MEMORY_CACHE_MAX_FILE_BYTES, e.FILE_MEMORY_CACHE_BYTES),
+      offload: e.FILE_OFFLOAD === 'none' ? undefined : { mode: e.FILE_OFFLOAD, prefix: e.FILE_OFFLOAD_PREFIX },
+      s3Redirect: e.S3_REDIRECT_MIN_BYTES === undefined ? undefined : { minBytes: e.S3_REDIRECT_MIN_BYTES, ttlSeconds: e.S3_REDIRECT_TTL_SECONDS },
+    },
     cdnPurge: e.CDN_PURGE_URL
       ? { urlTemplate: e.CDN_PURGE_URL, method: e.CDN_PURGE_METHOD, authorization: e.CDN_PURGE_AUTHORIZATION }
       : undefined,

@@ -25,6 +25,7 @@ import { SessionService } from './services/session.service.js';
 import { UrlFormatService } from './services/url-format.service.js';
 import { CachePurgeService } from './services/cache-purge.service.js';
 import { DashboardService } from './services/dashboard.service.js';
+import { FileBodyCache } from './services/file-body-cache.js';
 import { FileCache } from './services/file-cache.js';
 import { FolderKeyService } from './services/folder-key.service.js';
 import { FolderService } from './services/folder.service.js';
@@ -81,7 +82,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     notifications: new NotificationRepository(database.db),
     polls: new PollRepository(database.db),
   };
-  const fileCache = new FileCache();
+  const fileCache = new FileCache(new FileBodyCache(config.serving.memoryCacheBytes, config.serving.memoryCacheMaxFileBytes));
   const accounts = new AccountService(repositories.accounts, plans, box, config.apiKeyRegenerationsPerMonth, urls.ownLabels());
   const folders = new FolderService(repositories.folders, plans);
   const folderKeys = new FolderKeyService(repositories.folderKeys, folders, plans, box);

@@ -7,13 +7,32 @@ import type { WebMetrics } from '../web-metrics.js';
 const INCOMING_ID = /^[A-Za-z0-9._-]{8,64}$/;
 
 /**
- * Gives every request an id (kept from X-Request-Id when sane), answered and logged with it, and
- * counts it in the request metrics under the route pattern that matched.
+ * What every answered request leaves behind, whoever answered it (the app or the hot-file fast
+ * path): an id (kept from X-Request-Id when sane), one log line, and the request metrics under the
+ * route pattern that matched.
  */
-export function requestContext(logger: Logger, metrics: WebMetrics): Middleware<AppState> {
+export class RequestRecorder {
+  constructor(
+    private readonly logger: Logger,
+    private readonly metrics: WebMetrics,
+  ) {}
+
+  idFor(incoming: string | undefined): string {
+    return incoming && INCOMING_ID.test(incoming) ? incoming : randomUUID();
+  }
+
+  record(reqId: string, method: string, path: string, route: string, status: number, ms: number): void {
+    // The path only: query strings may carry secrets (apiKey, token).
+    this.logger.info({ reqId, method, path, status, ms: Math.round(ms) }, 'request');
+    // The pattern, not the path: one series per route, whatever the filenames.
+    this.metrics.observeRequest(method, route, status, ms / 1000);
+  }
+}
+
+/** Gives every request of the app its id, answered and logged with it, and records it. */
+export function requestContext(recorder: RequestRecorder): Middleware<AppState> {
   return async (ctx, next) => {
-    const incoming = ctx.get('x-request-id');
-    const requestId = INCOMING_ID.test(incoming) ? incoming : randomUUID();
+    const requestId = recorder.idFor(ctx.get('x-request-id'));
     ctx.state.requestId = requestId;
     ctx.set('X-Request-Id', requestId);
     const started = performance.now();
@@ -22,12 +41,8 @@ export function requestContext(logger: Logger, metrics: WebMetrics): Middleware<
       // Time to the first byte of the answer, for operators' tools (and the benchmarks).
       ctx.set('Server-Timing', `app;dur=${(performance.now() - started).toFixed(1)}`);
     } finally {
-      const ms = performance.now() - started;
-      // The path only: query strings may carry secrets (apiKey, token).
-      logger.info({ reqId: requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms) }, 'request');
-      // The pattern, not the path: one series per route, whatever the filenames.
       const route = (ctx as { _matchedRoute?: string })._matchedRoute ?? ctx.state.route ?? 'unmatched';
-      metrics.observeRequest(ctx.method, route, ctx.status, ms / 1000);
+      recorder.record(requestId, ctx.method, ctx.path, route, ctx.status, performance.now() - started);
     }
   };
 }

@@ -8,7 +8,7 @@ import type { Health } from '../../shared/dependency-health.js';
 import { AppError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import { errorHandler, notFound } from '../middleware/error.middleware.js';
-import { requestContext } from '../middleware/request-context.middleware.js';
+import { RequestRecorder, requestContext } from '../middleware/request-context.middleware.js';
 import { metricsRoutes } from '../routes/metrics.routes.js';
 import type { AppState } from '../state.js';
 import { WebMetrics } from '../web-metrics.js';
@@ -124,7 +124,7 @@ export function createVisionApp({ config, logger, health, model, moderator, jobs
   });
 
   const metrics = new WebMetrics();
-  app.use(requestContext(logger, metrics));
+  app.use(requestContext(new RequestRecorder(logger, metrics)));
   app.use(errorHandler(logger, health));
   app.use(metricsRoutes(metrics, config.metricsToken).routes());
   app.use(bodyParser({ enableTypes: ['json'], jsonLimit: '64kb', onError: () => { throw AppError.badRequest('Malformed JSON body'); } }));

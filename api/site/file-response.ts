@@ -1,3 +1,6 @@
+import contentDisposition from 'content-disposition';
+import { contentType } from 'mime-types';
+import type { Config } from '../../shared/config.js';
 import type { FileRow } from '../../shared/db/schema.js';
 import { AppError } from '../../shared/errors.js';
 import type { FileUrls } from '../../shared/services/file-urls.js';
@@ -34,29 +37,77 @@ const DOCUMENT_TYPES = /^(?:text\/(?:html|xml|xsl|javascript)|application\/(?:xm
 // Every hosted file is sandboxed: even if a browser renders one, no script runs with the site's origin.
 const SANDBOX_CSP = "sandbox; default-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'unsafe-inline'";
 
+/** The headers of a file's answer that do not depend on the request (200, 206 and 304 alike), and its Content-Type. */
+export interface PreparedFile {
+  headers: Readonly<Record<string, string>>;
+  contentType: string;
+}
+
+/** Builds a file's headers once per looked-up row: rows served from the lookup cache are the same objects request after request. */
+export class FileHeaderCache {
+  private readonly prepared = new WeakMap<FileRow, PreparedFile>();
+
+  constructor(private readonly cacheControlPublic: string) {}
+
+  of(file: FileRow): PreparedFile {
+    let prepared = this.prepared.get(file);
+    if (!prepared) {
+      const headers = {
+        ETag: etagOf(file),
+        'Last-Modified': (file.updatedAt ?? file.createdAt).toUTCString(),
+        'Accept-Ranges': 'bytes',
+        'X-Content-Type-Options': 'nosniff',
+        'Content-Security-Policy': SANDBOX_CSP,
+        'Cache-Control': file.isPrivate ? 'private, no-store' : this.cacheControlPublic,
+        // Documents and scripts are downloaded, never rendered; SVG stays viewable, sandboxed by the CSP.
+        ...(DOCUMENT_TYPES.test(file.mimeType) ? { 'Content-Disposition': contentDisposition(file.filename, { type: 'attachment' }) } : {}),
+      };
+      // As Koa's ctx.type would say it (a charset for text types).
+      prepared = { headers, contentType: contentType(file.mimeType) || file.mimeType };
+      this.prepared.set(file, prepared);
+    }
+    return prepared;
+  }
+}
+
+/** The header that hands sending the file to the front proxy: nginx's internal URI, or the path on disk. */
+export function offloadHeader(offload: NonNullable<Config['serving']['offload']>, file: FileRow, hosted: HostedFileService): [string, string] {
+  return offload.mode === 'x-accel-redirect' ? ['X-Accel-Redirect', offload.prefix + file.objectKey] : ['X-Sendfile', hosted.localPath(file)];
+}
+
 export type FileSender = (ctx: AppContext, file: FileRow) => Promise<void>;
 
-/** Streams a hosted file with the headers browsers, caches and download tools rely on. */
-export function fileSender(hosted: HostedFileService, urls: FileUrls, cacheControlPublic: string): FileSender {
+/**
+ * Sends a hosted file with the headers browsers, caches and download tools rely on: from memory or
+ * storage, or — when configured — through a front proxy (X-Accel-Redirect / X-Sendfile) or a redirect
+ * to a presigned S3 URL. Every decision (privacy, 304) is taken here first, whoever sends the bytes.
+ */
+export function fileSender(hosted: HostedFileService, urls: FileUrls, headerCache: FileHeaderCache, serving: Config['serving']): FileSender {
+  const { offload, s3Redirect } = serving;
   return async (ctx, file) => {
     if (file.isPrivate && !urls.verifyPrivateLink(file, ctx.query.expires, ctx.query.signature)) {
       throw AppError.notFound('File not found');
     }
-    const etag = etagOf(file);
-    ctx.set('ETag', etag);
-    ctx.set('Last-Modified', (file.updatedAt ?? file.createdAt).toUTCString());
-    ctx.set('Accept-Ranges', 'bytes');
-    ctx.set('X-Content-Type-Options', 'nosniff');
-    ctx.set('Content-Security-Policy', SANDBOX_CSP);
-    ctx.set('Cache-Control', file.isPrivate ? 'private, no-store' : cacheControlPublic);
-    if (DOCUMENT_TYPES.test(file.mimeType)) {
-      // Documents and scripts are downloaded, never rendered; SVG stays viewable, sandboxed by the CSP.
-      ctx.attachment(file.filename, { type: 'attachment' });
-    }
+    const { headers, contentType: type } = headerCache.of(file);
+    ctx.set(headers);
     // Koa's freshness check: If-None-Match (weak comparison, `*`), else If-Modified-Since.
     ctx.status = 200;
     if (ctx.fresh) {
       ctx.status = 304;
+      return;
+    }
+    if (s3Redirect && file.size >= s3Redirect.minBytes && ctx.method === 'GET') {
+      // The signed URL answers with the same type, disposition and caching; the redirect itself is not kept.
+      const location = await hosted.presignedUrl(file, {
+        expiresInSeconds: s3Redirect.ttlSeconds,
+        contentType: file.mimeType,
+        contentDisposition: headers['Content-Disposition'],
+        cacheControl: headers['Cache-Control']!,
+      });
+      ctx.set('Cache-Control', 'private, no-store');
+      ctx.status = 302;
+      ctx.set('Location', location);
+      ctx.body = '';
       return;
     }
     const range = parseRange(ctx.get('range') || undefined, file.size);
@@ -66,9 +117,14 @@ export function fileSender(hosted: HostedFileService, urls: FileUrls, cacheContr
       ctx.body = '';
       return;
     }
-    ctx.type = file.mimeType;
+    ctx.type = type;
+    if (offload) {
+      // The proxy sends the bytes, the range and HEAD included, from what the service decided here.
+      ctx.set(...offloadHeader(offload, file, hosted));
+      ctx.body = '';
+      return;
+    }
     if (ctx.method === 'HEAD') {
-      ctx.status = 200;
       ctx.length = file.size;
       return;
     }

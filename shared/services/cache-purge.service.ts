@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import { redisWithin, type DependencyHealth } from '../dependency-health.js';
@@ -7,6 +8,18 @@ import type { Logger } from '../logger.js';
 import type { Principal } from '../principal.js';
 import { cacheKeysOf, type FileCache } from './file-cache.js';
 import type { FileUrls } from './file-urls.js';
+
+/** What a change makes every process forget: lookups by cache key, and the bytes of the file's object. */
+interface Invalidation {
+  /** answered on the ack channel by every process once it has forgotten */
+  id: string;
+  keys: string[];
+  objectKeys: string[];
+}
+
+// How long a change waits for every subscribed process to confirm; a process that has not by then
+// has stopped answering, and its own heartbeat empties its cache within HEARTBEAT_MS.
+const ACK_TIMEOUT_MS = 250;
 
 // How often a web process checks that its subscription still answers, and how long it waits.
 const HEARTBEAT_MS = 5_000;
@@ -19,6 +32,12 @@ const HEARTBEAT_TIMEOUT_MS = 2_000;
  */
 export class CachePurgeService {
   readonly channel: string;
+  private readonly ackChannel: string;
+  private readonly processId = randomUUID();
+  private sequence = 0;
+  // Changes of this process waiting for acknowledgements, by id; only processes that subscribe wait.
+  private readonly waiting = new Map<string, Waiting>();
+  private subscribed = false;
 
   constructor(
     private readonly deps: {
@@ -32,12 +51,13 @@ export class CachePurgeService {
     },
   ) {
     this.channel = `${deps.config.redisPrefix}:cache-purge`;
+    this.ackChannel = `${deps.config.redisPrefix}:cache-purge-ack`;
   }
 
   async fileChanged(file: FileRow, owner: Pick<Principal, 'username'> | null, ...formerNames: string[]): Promise<void> {
-    const keys = cacheKeysOf(file, ...formerNames);
-    this.deps.cache.invalidate(keys);
-    await this.announce(keys);
+    const change: Invalidation = { id: `${this.processId}:${++this.sequence}`, keys: cacheKeysOf(file, ...formerNames), objectKeys: [file.objectKey] };
+    this.deps.cache.invalidate(change.keys, change.objectKeys);
+    await this.announce(change);
     if (!this.deps.config.cdnPurge) return;
     const urls = [file.filename, ...formerNames].flatMap((filename) => this.deps.urls.allFor({ ...file, filename }, owner));
     await this.deps.jobs.add('cache.purge', { urls }).catch((err: unknown) => {
@@ -68,17 +88,24 @@ export class CachePurgeService {
   async subscribe(subscriber: Redis): Promise<() => void> {
     const { cache, logger } = this.deps;
     subscriber.on('message', (channel: string, message: string) => {
+      if (channel === this.ackChannel) return this.acknowledged(message);
       if (channel !== this.channel) return;
+      let change: Invalidation;
       try {
-        cache.invalidate(JSON.parse(message) as string[]);
+        change = JSON.parse(message) as Invalidation;
       } catch (err) {
         logger.warn({ err }, 'bad cache purge message');
+        return;
       }
+      cache.invalidate(change.keys, change.objectKeys);
+      // The change's process answers its client once every process has said this.
+      this.deps.redis.publish(this.ackChannel, change.id).catch((err: unknown) => this.deps.health.failed(err));
     });
     subscriber.on('close', () => cache.suspend());
-    const resubscribe = () => void subscriber.subscribe(this.channel).then(() => cache.resume(), () => cache.suspend());
+    const resubscribe = () => void subscriber.subscribe(this.channel, this.ackChannel).then(() => cache.resume(), () => cache.suspend());
     subscriber.on('ready', resubscribe);
-    await subscriber.subscribe(this.channel);
+    await subscriber.subscribe(this.channel, this.ackChannel);
+    this.subscribed = true;
     cache.resume();
     const heartbeat = setInterval(() => {
       if (subscriber.status !== 'ready') return;
@@ -93,13 +120,52 @@ export class CachePurgeService {
     };
   }
 
-  /** Every web process drops `keys`: PUBLISH answers once Redis has handed the message to each subscriber. */
-  private async announce(keys: string[]): Promise<void> {
+  /**
+   * Every web process drops these before this returns: PUBLISH says how many processes received the
+   * message, and (in a process that subscribes) each of them acknowledges once it has forgotten.
+   * A worker's changes (expiry, quarantine) answer no client, so it does not wait.
+   */
+  private async announce(change: Invalidation): Promise<void> {
+    const acks = this.subscribed ? this.acksFor(change.id) : undefined;
     try {
-      await this.deps.redis.publish(this.channel, JSON.stringify(keys));
+      const receivers = await this.deps.redis.publish(this.channel, JSON.stringify(change));
+      if (acks) await acks.all(receivers);
     } catch (err) {
       // Redis is out of reach, so the other processes' subscriptions are down too and their caches suspended.
       this.deps.health.failed(err);
+    } finally {
+      this.waiting.delete(change.id);
     }
   }
+
+  /** Counts the acknowledgements of one change (some may arrive before PUBLISH has answered). */
+  private acksFor(id: string) {
+    const entry: Waiting = { received: 0, settle: () => undefined };
+    this.waiting.set(id, entry);
+    return {
+      all: (receivers: number) =>
+        new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, ACK_TIMEOUT_MS);
+          entry.settle = () => {
+            if (entry.received < receivers) return;
+            clearTimeout(timer);
+            resolve();
+          };
+          entry.settle();
+        }),
+    };
+  }
+
+  private acknowledged(id: string): void {
+    const entry = this.waiting.get(id);
+    if (!entry) return;
+    entry.received += 1;
+    entry.settle();
+  }
+}
+
+interface Waiting {
+  received: number;
+  /** resolves the wait once every expected acknowledgement is in */
+  settle: () => void;
 }

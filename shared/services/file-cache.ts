@@ -1,4 +1,5 @@
 import type { FileRow } from '../db/schema.js';
+import { FileBodyCache } from './file-body-cache.js';
 
 const MAX_ENTRIES = 10_000;
 // The bound on staleness should a change's message ever be missed without the subscription dropping.
@@ -21,6 +22,9 @@ export class FileCache {
   // Bumped by every invalidation: a lookup that was in flight meanwhile may have read the old row.
   private generation = 0;
   private live = false;
+
+  /** `bodies`: the bytes of small hot files, dropped with their file's lookups. */
+  constructor(readonly bodies = new FileBodyCache(0, 0)) {}
 
   get(key: string): FileRow | undefined {
     const entry = this.entries.get(key);
@@ -51,9 +55,10 @@ export class FileCache {
     return row;
   }
 
-  invalidate(keys: readonly string[]): void {
+  invalidate(keys: readonly string[], objectKeys: readonly string[] = []): void {
     this.generation += 1;
     for (const key of keys) this.entries.delete(key);
+    this.bodies.drop(objectKeys);
   }
 
   /** Invalidations may no longer arrive: forget everything and read through until `resume`. */

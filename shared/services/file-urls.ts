@@ -12,6 +12,8 @@ export interface UrlOwner {
 
 type LinkedFile = Pick<FileRow, 'id' | 'filename' | 'shortCode' | 'urlFormat' | 'isPrivate'>;
 
+const MAX_REMEMBERED_HOSTS = 10_000;
+
 /** What a request's Host names: a personal subdomain, the service itself, or nothing of ours. */
 export type HostRole = { kind: 'subdomain'; username: string } | { kind: 'service' } | { kind: 'unknown' };
 
@@ -21,6 +23,7 @@ export type HostRole = { kind: 'subdomain'; username: string } | { kind: 'servic
  * URL carries a short-lived signature; without a valid one it is not served.
  */
 export class FileUrls {
+  private readonly roles = new Map<string, HostRole>();
   private readonly site: URL;
   private readonly base: URL;
 
@@ -112,6 +115,17 @@ export class FileUrls {
    * unless it is the API's own name; anything else is not ours.
    */
   hostRole(hostname: string): HostRole {
+    // Asked on every request for a hosted file: the hosts a process sees are few, their answers fixed.
+    let role = this.roles.get(hostname);
+    if (!role) {
+      role = this.roleOf(hostname);
+      if (this.roles.size >= MAX_REMEMBERED_HOSTS) this.roles.clear();
+      this.roles.set(hostname, role);
+    }
+    return role;
+  }
+
+  private roleOf(hostname: string): HostRole {
     const name = hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
     const own = [this.site.hostname, this.base.hostname, 'localhost', ''];
     if (own.includes(name) || isIP(name)) return { kind: 'service' };

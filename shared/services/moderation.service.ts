@@ -87,9 +87,15 @@ export class ModerationService {
   /** Whether serving must wait: quarantined files never, pending ones when so configured. */
   assertServable(file: FileRow): void {
     if (file.quarantined) throw new AppError(451, 'quarantined', 'This file was blocked by moderation');
-    if (this.deps.config.holdPending && !file.moderatedAt && this.isModerated(file.mimeType)) {
-      throw new AppError(451, 'pending_moderation', 'This file is waiting for moderation');
-    }
+    if (this.isHeldPending(file)) throw new AppError(451, 'pending_moderation', 'This file is waiting for moderation');
+  }
+
+  isServable(file: FileRow): boolean {
+    return !file.quarantined && !this.isHeldPending(file);
+  }
+
+  private isHeldPending(file: FileRow): boolean {
+    return this.deps.config.holdPending && !file.moderatedAt && this.isModerated(file.mimeType);
   }
 
   /**

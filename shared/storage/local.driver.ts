@@ -1,12 +1,18 @@
-import { mkdir, open, opendir, rm, stat } from 'node:fs/promises';
+import { closeSync, createReadStream, fstat, open as openCallback } from 'node:fs';
+import { mkdir, opendir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { promisify } from 'node:util';
 import { FileWriter } from './file-writer.js';
 import type { ByteRange, ListedObject, ObjectBody, PutOptions, StorageDriver, StoredObject } from './storage-driver.js';
 
 // How far the disk may fall behind the sender before reading pauses (FileWriter: docs/decisions.md).
 const WRITE_AHEAD = 4 * 1024 * 1024;
+// Chunks of reads that stream a file out: fewer, larger writes to the socket for big files.
+const READ_CHUNK = 256 * 1024;
+const openFd = promisify(openCallback);
+const fstatFd = promisify(fstat);
 
 /**
  * Objects as files under `root`. A put writes straight to the object's own path: keys are fresh and
@@ -38,16 +44,28 @@ export class LocalDriver implements StorageDriver {
 
   async get(key: string, range?: ByteRange): Promise<ObjectBody | null> {
     // Opening first pins the inode: a replace or delete that lands meanwhile cannot tear this read.
-    let handle;
+    // A plain fd, not a FileHandle: its stream reads with callbacks, without a promise and an
+    // AbortSignal per chunk (a fifth of the CPU of serving 100 KB files).
+    let fd: number;
     try {
-      handle = await open(this.pathOf(key), 'r');
+      fd = await openFd(this.pathOf(key), 'r');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw err;
     }
-    const { size } = await handle.stat();
-    const body = handle.createReadStream(range ? { start: range.start, end: range.end } : {});
-    return { body, size };
+    try {
+      const { size } = await fstatFd(fd);
+      const body = createReadStream('', { fd, highWaterMark: READ_CHUNK, ...(range ? { start: range.start, end: range.end } : {}) });
+      return { body, size };
+    } catch (err) {
+      closeSync(fd);
+      throw err;
+    }
+  }
+
+  /** Where the object lives on disk, for a front proxy that sends it (X-Sendfile). */
+  localPath(key: string): string {
+    return path.resolve(this.pathOf(key));
   }
 
   async head(key: string): Promise<StoredObject | null> {

@@ -7,11 +7,12 @@ import {
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { isAppError } from '../errors.js';
 import { ByteLimit } from './byte-limit.js';
-import type { ByteRange, ListedObject, ObjectBody, PutOptions, StorageDriver, StoredObject } from './storage-driver.js';
+import type { ByteRange, ListedObject, ObjectBody, PresignOptions, PutOptions, StorageDriver, StoredObject } from './storage-driver.js';
 
 export interface S3Options {
   bucket: string;
@@ -63,6 +64,17 @@ export class S3Driver implements StorageDriver {
       throw failures.find(isAppError) ?? failures[0];
     }
     return { size: limit.bytes };
+  }
+
+  presignGet(key: string, options: PresignOptions): Promise<string> {
+    const command = new GetObjectCommand({
+      Bucket: this.bucket,
+      Key: key,
+      ResponseContentType: options.contentType,
+      ResponseCacheControl: options.cacheControl,
+      ...(options.contentDisposition ? { ResponseContentDisposition: options.contentDisposition } : {}),
+    });
+    return getSignedUrl(this.client, command, { expiresIn: options.expiresInSeconds });
   }
 
   async get(key: string, range?: ByteRange): Promise<ObjectBody | null> {

@@ -29,6 +29,13 @@ export interface PutOptions {
   signal?: AbortSignal;
 }
 
+export interface PresignOptions {
+  expiresInSeconds: number;
+  contentType: string;
+  contentDisposition?: string | undefined;
+  cacheControl: string;
+}
+
 /**
  * Object storage takes and gives streams only. Keys are immutable (`objects/{uuid}`): a put either
  * stores the whole body under its key or leaves nothing behind.
@@ -41,6 +48,10 @@ export interface StorageDriver {
   head(key: string): Promise<StoredObject | null>;
   /** Deleting a missing object is not an error. */
   delete(key: string): Promise<void>;
+  /** Local disk: the object's absolute path, for a front proxy that sends it (X-Sendfile). */
+  localPath?(key: string): string;
+  /** S3: a URL that GETs the object without credentials until it expires, with these response headers. */
+  presignGet?(key: string, options: PresignOptions): Promise<string>;
   /** Every object whose key starts with `prefix`, in no set order, read a page at a time. */
   list(prefix: string): AsyncIterable<ListedObject>;
   close?(): Promise<void>;

@@ -13,6 +13,18 @@ export interface S3rverHandle {
   stop(): Promise<void>;
 }
 
+/** The service's environment for storing on this s3rver. */
+export function s3EnvOf(s3: S3rverHandle): Record<string, string> {
+  return {
+    STORAGE_DRIVER: 's3',
+    S3_BUCKET: s3.bucket,
+    S3_ENDPOINT: s3.endpoint,
+    S3_FORCE_PATH_STYLE: 'true',
+    S3_ACCESS_KEY_ID: 'S3RVER',
+    S3_SECRET_ACCESS_KEY: 'S3RVER',
+  };
+}
+
 /** A real S3 endpoint (s3rver) on a free loopback port, in a child process, with one bucket. */
 export async function startS3rver(bucket = 'hfs-test'): Promise<S3rverHandle> {
   const port = await freePort();

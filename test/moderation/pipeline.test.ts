@@ -1,6 +1,5 @@
 import { rmSync } from 'node:fs';
 import { expect } from 'chai';
-import { createServer, type Server } from 'node:http';
 import { eq } from 'drizzle-orm';
 import { files, notifications } from '../../shared/db/schema.js';
 import { jobIds } from '../../shared/jobs.js';
@@ -9,37 +8,9 @@ import { eventually } from '../helpers/eventually.js';
 import { pngBytes } from '../helpers/media.js';
 import { freePort } from '../helpers/ports.js';
 import { createTestEnv, type TestEnv } from '../helpers/test-env.js';
+import { type Answer, startFakeVision } from '../helpers/fake-vision.js';
 import { makeTestMedia } from '../helpers/test-media.js';
 import { getWithHost, upload } from '../helpers/uploads.js';
-
-type Answer = 'allow' | 'soft_flag' | 'hard_block' | 'down' | 'refuse' | 'missing';
-
-/**
- * A stand-in for the moderation service's HTTP answer only (we ship no explicit images to make
- * the real model say hard_block): it answers the verdict the test asks for, and records what it got.
- */
-async function startFakeVision(port: number) {
-  const state = { answer: 'allow' as Answer, received: [] as Buffer[] };
-  const server: Server = createServer((req, res) => {
-    if (req.method === 'GET' && req.url === '/info') {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      return res.end(JSON.stringify({ max_file_size_mb: 1 }));
-    }
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      state.received.push(Buffer.concat(chunks));
-      if (state.answer === 'down') return res.writeHead(503).end('unavailable');
-      if (state.answer === 'missing') return res.writeHead(404).end('no such route');
-      if (state.answer === 'refuse') return res.writeHead(400, { 'content-type': 'application/json' }).end('{"success":false,"error":"Unsupported media"}');
-      const score = { allow: 5, soft_flag: 55, hard_block: 95 }[state.answer];
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ success: true, verdict: state.answer, score, category: 'sfw_real', categories: {}, model: 'fake', elapsedMs: 1 }));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  return { state, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
 
 describe('moderation in the upload pipeline', function () {
   this.timeout(60_000);
@@ -105,7 +76,7 @@ describe('moderation in the upload pipeline', function () {
     // Listen as another web process would.
     const announced: string[] = [];
     const listener = createRedis(env.container.config.redisUrl, 'subscriber');
-    listener.on('message', (_channel: string, message: string) => announced.push(...(JSON.parse(message) as string[])));
+    listener.on('message', (_channel: string, message: string) => announced.push(...(JSON.parse(message) as { keys: string[] }).keys));
     await listener.subscribe(env.container.services.cachePurges.channel);
     try {
       const purgedFor = (filename: string) => announced.some((key) => key.endsWith(`:${filename}`));

@@ -11,7 +11,7 @@ import { migrateScriptDatabase, scriptDatabaseEnv } from '../helpers/engines.js'
 import { eventually } from '../helpers/eventually.js';
 import { pngBytes } from '../helpers/media.js';
 import { runScript } from '../helpers/run-script.js';
-import { startS3rver, type S3rverHandle } from '../helpers/s3rver.js';
+import { s3EnvOf, startS3rver, type S3rverHandle } from '../helpers/s3rver.js';
 import { createTestEnv, type TestEnv } from '../helpers/test-env.js';
 import { fileRowsOf, getWithHost, upload } from '../helpers/uploads.js';
 
@@ -43,14 +43,7 @@ const stores: StoreCase[] = [
     async start() {
       const s3: S3rverHandle = await startS3rver();
       return {
-        env: {
-          STORAGE_DRIVER: 's3',
-          S3_BUCKET: s3.bucket,
-          S3_ENDPOINT: s3.endpoint,
-          S3_FORCE_PATH_STYLE: 'true',
-          S3_ACCESS_KEY_ID: 'S3RVER',
-          S3_SECRET_ACCESS_KEY: 'S3RVER',
-        },
+        env: s3EnvOf(s3),
         // s3rver answers LastModified from the mtime of the file that holds the object's bytes.
         age: (_test, key, ms) => backdate(path.join(s3.directory, s3.bucket, `${key}._S3rver_object`), ms),
         stop: () => s3.stop(),

@@ -33,33 +33,40 @@ export function startProcess(script: string, env: Record<string, string>, ready:
 }
 
 /**
- * The command `npm start` runs (package.json): it builds dist/ when stale, sets the process
- * environment (scripts/process-env.sh) and execs node with the service's flags; BENCH_NODE_ARGS join those.
+ * The command `npm start` (or `npm run web`) runs (package.json): it builds dist/ when stale, sets the
+ * process environment (scripts/process-env.sh) and execs node with the service's flags; BENCH_NODE_ARGS
+ * join those.
  */
-async function startLikeNpmStart(env: Record<string, string>, ready: string): Promise<ChildProcess> {
-  const { scripts } = JSON.parse(await readFile('package.json', 'utf8')) as { scripts: { start: string } };
-  const command = scripts.start.replace(/\bexec node /, `exec node ${benchNodeArgs} `);
+async function startLikeNpmScript(name: 'start' | 'web', env: Record<string, string>, ready: Readiness): Promise<ChildProcess> {
+  const { scripts } = JSON.parse(await readFile('package.json', 'utf8')) as { scripts: Record<typeof name, string> };
+  const command = scripts[name].replace(/\bexec node /, `exec node ${benchNodeArgs} `);
   // exec: the shell becomes the service, so its pid is the service's.
   const child = spawn('sh', ['-c', command], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  return watchUntilReady(child, 'npm start', ready, 300_000);
+  return watchUntilReady(child, name === 'start' ? 'npm start' : `npm run ${name}`, ready, 300_000);
 }
 
-async function watchUntilReady(child: ChildProcess, script: string, ready: string, timeoutMs: number): Promise<ChildProcess> {
+/** A line the process prints once it is ready, or a check polled until it holds (for a process that says nothing at LOG_LEVEL=warn). */
+type Readiness = string | (() => Promise<boolean>);
+
+async function watchUntilReady(child: ChildProcess, script: string, ready: Readiness, timeoutMs: number): Promise<ChildProcess> {
   const stop = onCleanup(() => terminate(child));
   stops.set(child, stop);
   let output: string | undefined = '';
   try {
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${script} did not say "${ready}" within ${timeoutMs / 1000} s:\n${output}`)), timeoutMs);
+      const waitingFor = typeof ready === 'string' ? `say "${ready}"` : 'answer';
+      const timer = setTimeout(() => reject(new Error(`${script} did not ${waitingFor} within ${timeoutMs / 1000} s:\n${output}`)), timeoutMs);
+      const done = () => {
+        output = undefined;
+        clearTimeout(timer);
+        resolve();
+      };
       // The pipes are drained for the whole run (a full pipe would block the child); the text is kept
       // only until `ready`, so a chatty process does not grow this one.
       const onData = (d: Buffer) => {
         if (output === undefined) return;
         output += d.toString();
-        if (!output.includes(ready)) return;
-        output = undefined;
-        clearTimeout(timer);
-        resolve();
+        if (typeof ready === 'string' && output.includes(ready)) done();
       };
       child.stdout!.on('data', onData);
       child.stderr!.on('data', onData);
@@ -67,6 +74,14 @@ async function watchUntilReady(child: ChildProcess, script: string, ready: strin
         clearTimeout(timer);
         reject(new Error(`${script} exited with ${code}:\n${output ?? ''}`));
       });
+      if (typeof ready === 'function') {
+        void (async () => {
+          while (output !== undefined && child.exitCode === null) {
+            if (await ready()) return done();
+            await new Promise((r) => setTimeout(r, 100));
+          }
+        })();
+      }
     });
   } catch (err) {
     await stop();
@@ -148,7 +163,7 @@ export async function startService(extraEnv: Record<string, string> = {}): Promi
   const dropDatabase = onCleanup(await benchDatabase(env));
   // As `npm start` runs it (compiled, with its node flags and GLIBC_TUNABLES); the baselines keep
   // Node's and glibc's defaults.
-  const child = await startLikeNpmStart(env, 'is running');
+  const child = await startLikeNpmScript('start', env, 'is running');
   // The moderation child loads its model after the web says it is running: measuring during that
   // load would charge its CPU to whatever is measured first.
   await waitForOk(`${env.VISION_URL}/health`);
@@ -166,6 +181,25 @@ export async function startService(extraEnv: Record<string, string> = {}): Promi
       await removeDataDir();
     },
   };
+}
+
+export interface BenchWeb {
+  url: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * A `web` process as `npm run web` runs it beside a service from startService: the same database,
+ * Redis, secret and data dir on a port of its own, as production runs several behind a proxy. Stop
+ * it before the service (whose stop drops the database).
+ */
+export async function startWebProcess(service: BenchService, extraEnv: Record<string, string> = {}): Promise<BenchWeb> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const answers = () => fetch(`${url}/api/ping`).then((r) => r.ok, () => false);
+  const child = await startLikeNpmScript('web', { ...service.env, PORT: String(port), ...extraEnv }, answers);
+  return { url, pid: child.pid!, stop: () => stopProcess(child) };
 }
 
 async function queuesIdle(redisUrl: string, prefix: string, timeoutMs = 300_000) {
