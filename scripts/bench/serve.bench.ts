@@ -105,7 +105,7 @@ export async function run(): Promise<{ title: string; rows: BenchRow[] }> {
 
     process.stdout.write(
       `  ${nginxVersion()}: worker_processes 1 (the service is one Node process), sendfile on, access_log ${ACCESS_LOG}` +
-        ` (BENCH_NGINX_ACCESS_LOG=off|on); wrk -t${WRK.threads} -c${WRK.connections}, ${ROUNDS} rounds of ${SECONDS} s` +
+        ` (BENCH_NGINX_ACCESS_LOG=off|on); wrk -t${WRK.threads} -c${WRK.connections}, ${ROUNDS} round(s) of ${SECONDS} s` +
         ` after ${WARMUP_SECONDS} s of warm-up (BENCH_SERVE_ROUNDS, BENCH_SERVE_SECONDS, BENCH_SERVE_WARMUP_SECONDS)\n`,
     );
     for (const c of contenders) for (const scenario of SCENARIOS) await measure(c, scenario, WARMUP_SECONDS);

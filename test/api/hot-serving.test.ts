@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { readFile } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { eq } from 'drizzle-orm';
 import { files } from '../../shared/db/schema.js';
@@ -260,5 +261,30 @@ describe('large files on S3 by redirect to a presigned URL (S3_REDIRECT_MIN_BYTE
     expect(unsigned.status).to.equal(404);
     expect(unsigned.headers.location).to.equal(undefined);
     expect((await getWithHost(privacy.body.data.url as string)).status).to.equal(302);
+  });
+});
+
+describe('FILE_OFFLOAD=x-sendfile (Apache mod_xsendfile, lighttpd)', () => {
+  it('answers with the path of the object on disk and no body, and never for an unsigned private file', async () => {
+    const env = await createTestEnv({ env: { FILE_OFFLOAD: 'x-sendfile' } });
+    try {
+      const carol = await env.createAccount();
+      const bytes = pngBytes(4000, 41);
+      const res = await upload(env, { key: carol.apiKey, bytes, json: true });
+      for (let i = 0; i < 2; i++) {
+        const served = await getWithHost(res.body.data.url);
+        expect(served.status).to.equal(200);
+        expect(served.body.length).to.equal(0);
+        const file = String(served.headers['x-sendfile']);
+        expect(file.startsWith(env.container.config.storage.localRoot)).to.equal(true);
+        expect((await readFile(file)).equals(bytes)).to.equal(true);
+      }
+      await env.api.patch(`/api/user/images/${res.body.data.filename}/privacy`, { key: carol.apiKey, json: { isPrivate: true } });
+      const unsigned = await getWithHost(res.body.data.url);
+      expect(unsigned.status).to.equal(404);
+      expect(unsigned.headers['x-sendfile']).to.equal(undefined);
+    } finally {
+      await env.close();
+    }
   });
 });

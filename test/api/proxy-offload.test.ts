@@ -10,7 +10,7 @@ import { getWithHost, storedObjects, upload } from '../helpers/uploads.js';
 // What nginx must send as the service has it (X-Request-Id and Date differ per answer).
 const FILE_HEADERS = ['etag', 'last-modified', 'content-type', 'content-security-policy', 'x-content-type-options', 'cache-control'];
 const PREFIX = '/_hfs_files/';
-const nginxMissing = hasNginx() ? undefined : 'nginx is not installed (Debian: apt-get install nginx)';
+const nginxMissing = hasNginx() ? undefined : 'nginx is not installed; Debian: apt-get install nginx';
 
 describe('hosted files sent by a front proxy (FILE_OFFLOAD=x-accel-redirect)', () => {
   let env: TestEnv;

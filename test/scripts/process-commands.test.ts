@@ -6,7 +6,7 @@ const PROCFILE = ['Procfile web', 'Procfile worker', 'Procfile vision', 'Procfil
 const NPM = ['npm start', 'npm run web', 'npm run worker', 'npm run vision', 'npm run release', 'npm run admin'];
 // The processes that stream file bodies (npm start is web and workers in one).
 const STREAMING = ['Procfile web', 'Procfile worker', 'npm start', 'npm run web', 'npm run worker'];
-const TRIM_THRESHOLD = 'glibc.malloc.trim_threshold=67108864';
+const TRIM_THRESHOLD = 'glibc.malloc.trim_threshold=67108864:glibc.malloc.mmap_threshold=4194304';
 const COMPILED_ENTRY = /\bnode(?: --[\w-]+(?:=\S+)?)* (dist\/\S+\.js)$/;
 
 /** What the program a command starts sees: its compiled entry swapped for one that prints its environment and flags. */
