@@ -68,7 +68,9 @@ export const folders = pgTable(
       .notNull()
       .references(() => accounts.id, { onDelete: 'cascade' }),
     name: text('name').notNull(),
+    // Set while the folder is shared as an album: its public id (128 random bits) and since when.
     shareId: text('share_id'),
+    sharedAt: ts('shared_at'),
     createdAt: createdAt(),
   },
   (t) => [
@@ -163,6 +165,31 @@ export const sessions = pgTable(
     expiresAt: ts('expires_at').notNull(),
   },
   (t) => [uniqueIndex('sessions_token_hash_uq').on(t.tokenHash), index('sessions_account_idx').on(t.accountId)],
+);
+
+/** A link where someone without an account drops one file for the account that asked (single use). */
+export const dropLinks = pgTable(
+  'drop_links',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    folderId: uuid('folder_id').references(() => folders.id, { onDelete: 'set null' }),
+    // The token in the link is a capability: stored hashed for lookup and sealed to show the link again.
+    tokenHash: text('token_hash').notNull(),
+    tokenSealed: text('token_sealed').notNull(),
+    note: text('note'),
+    maxSizeBytes: bigint('max_size_bytes', { mode: 'number' }),
+    status: text('status', { enum: ['pending', 'received', 'cancelled'] })
+      .notNull()
+      .default('pending'),
+    fileId: uuid('file_id').references(() => files.id, { onDelete: 'set null' }),
+    receivedAt: ts('received_at'),
+    expiresAt: ts('expires_at').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('drop_links_token_hash_uq').on(t.tokenHash), index('drop_links_account_created_idx').on(t.accountId, t.createdAt)],
 );
 
 export const notifications = pgTable(

@@ -17,6 +17,7 @@ export class FolderRepository {
         accountId: folders.accountId,
         name: folders.name,
         shareId: folders.shareId,
+        sharedAt: folders.sharedAt,
         createdAt: folders.createdAt,
         fileCount: sql<number>`(select count(*)::int from ${files} where ${files.folderId} = ${folders.id})`,
       })
