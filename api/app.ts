@@ -9,7 +9,9 @@ import { requireRedisForChanges } from './middleware/redis-gate.middleware.js';
 import { RequestRecorder, requestContext } from './middleware/request-context.middleware.js';
 import { apiRouter } from './routes/index.js';
 import { metricsRoutes } from './routes/metrics.routes.js';
+import { albumPagesRoutes } from './site/album.routes.js';
 import { pagesRoutes } from './site/pages.routes.js';
+import { dropRoutes } from './site/drop.routes.js';
 import { FileHeaderCache } from './site/file-response.js';
 import { hotFileResponder } from './site/hot-files.js';
 import { hostedFiles } from './site/site.routes.js';
@@ -28,6 +30,7 @@ export function createApp(container: Container, hub: NotificationHub) {
 
   const api = apiRouter(container, hub);
   const pages = pagesRoutes(container);
+  const drops = dropRoutes(container);
   const metrics = new WebMetrics(container.jobs, container.health);
   const recorder = new RequestRecorder(container.logger, metrics);
   const headers = new FileHeaderCache(container.config.cacheControlPublic);
@@ -49,6 +52,8 @@ export function createApp(container: Container, hub: NotificationHub) {
   );
   app.use(api.routes());
   app.use(pages.routes());
+  app.use(albumPagesRoutes(container).routes());
+  app.use(drops.routes());
   app.use(notFound);
 
   const { config, services, urls } = container;

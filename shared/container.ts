@@ -9,6 +9,7 @@ import { Plans } from './plans.js';
 import { createRedis } from './redis.js';
 import { createRateLimits } from './rate-limits.js';
 import { AccountRepository } from './repositories/account.repository.js';
+import { DropLinkRepository } from './repositories/drop-link.repository.js';
 import { FileMaintenanceRepository } from './repositories/file-maintenance.repository.js';
 import { FileRepository } from './repositories/file.repository.js';
 import { FolderKeyRepository } from './repositories/folder-key.repository.js';
@@ -19,12 +20,14 @@ import { PublicFileRepository } from './repositories/public-file.repository.js';
 import { SessionRepository } from './repositories/session.repository.js';
 import { UploadChargeRepository } from './repositories/upload-charge.repository.js';
 import { AccountService } from './services/account.service.js';
+import { AlbumService } from './services/album.service.js';
 import { AuthService } from './services/auth.service.js';
 import { CaptchaService } from './services/captcha.service.js';
 import { SessionService } from './services/session.service.js';
 import { UrlFormatService } from './services/url-format.service.js';
 import { CachePurgeService } from './services/cache-purge.service.js';
 import { DashboardService } from './services/dashboard.service.js';
+import { DropLinkService } from './services/drop-link.service.js';
 import { FileBodyCache } from './services/file-body-cache.js';
 import { FileCache } from './services/file-cache.js';
 import { FolderKeyService } from './services/folder-key.service.js';
@@ -81,10 +84,11 @@ export async function createContainer(config: Config, options: ContainerOptions 
     sessions: new SessionRepository(database.db),
     notifications: new NotificationRepository(database.db),
     polls: new PollRepository(database.db),
+    dropLinks: new DropLinkRepository(database.db),
   };
   const fileCache = new FileCache(new FileBodyCache(config.serving.memoryCacheBytes, config.serving.memoryCacheMaxFileBytes));
   const accounts = new AccountService(repositories.accounts, plans, box, config.apiKeyRegenerationsPerMonth, urls.ownLabels());
-  const folders = new FolderService(repositories.folders, plans);
+  const folders = new FolderService(repositories.folders, plans, config.siteUrl);
   const folderKeys = new FolderKeyService(repositories.folderKeys, folders, plans, box);
   const uploadAuth = new UploadAuthService(accounts, folderKeys);
   const sessions = new SessionService(repositories.sessions);
@@ -121,6 +125,15 @@ export async function createContainer(config: Config, options: ContainerOptions 
     auth: new AuthService({ accounts, accountRows: repositories.accounts, captcha, sessions, rateLimits }),
     folders,
     folderKeys,
+    albums: new AlbumService({
+      folders: repositories.folders,
+      publicFiles: repositories.publicFiles,
+      storage,
+      moderation,
+      urls,
+      logger,
+      siteUrl: config.siteUrl,
+    }),
     uploadAuth,
     uploads,
     cachePurges,
@@ -143,6 +156,18 @@ export async function createContainer(config: Config, options: ContainerOptions 
     hosted: new HostedFileService(repositories.files, repositories.publicFiles, repositories.accounts, storage, fileCache, moderation),
     siteSessions: new SiteSessionService(box, new URL(config.siteUrl).origin),
     orphanSweep: new OrphanSweepService({ files: repositories.fileMaintenance, storage, logger }),
+    dropLinks: new DropLinkService({
+      links: repositories.dropLinks,
+      accounts: repositories.accounts,
+      folders,
+      uploads,
+      uploadAuth,
+      notifications,
+      urls,
+      box,
+      siteUrl: config.siteUrl,
+      logger,
+    }),
   };
 
   return {

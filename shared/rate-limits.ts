@@ -72,6 +72,8 @@ export function createRateLimits(redis: Redis, config: Config) {
   return {
     uploadsByKey: limit('upload-key', rateLimits.uploadsPerMinute, 60, UPLOADS),
     uploadsByIp: limit('upload-ip', rateLimits.anonymousUploadsPerMinute, 60, UPLOADS),
+    // Drop pages take files from people without an account: the anonymous budget, per IP.
+    dropsByIp: limit('drop-ip', rateLimits.anonymousUploadsPerMinute, 60, 'Too many drops from this address; try again later'),
     // Sign-in failures: a guessing budget per IP and per username, each over 15 minutes.
     loginFailuresByIp: limit('login-ip', rateLimits.loginFailures * 2, 15 * 60, SIGN_IN),
     loginFailuresByUser: limit('login-user', rateLimits.loginFailures, 15 * 60, SIGN_IN),

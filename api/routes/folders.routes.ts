@@ -16,7 +16,7 @@ const defaultFolderSchema = z.object({
   folderId: z.uuid({ error: 'folderId must be a folder id or null' }).nullable(),
 });
 
-/** Folders, the default upload folder, and folder keys (Pro). */
+/** Folders, the default upload folder, folder keys (Pro) and sharing a folder as an album. */
 export function foldersRoutes({ services }: RouteDeps) {
   const router = new Router<AppState>();
 
@@ -50,6 +50,15 @@ export function foldersRoutes({ services }: RouteDeps) {
   router.delete('/folders/:id/key', async (ctx) => {
     await services.folderKeys.revoke(principalOf(ctx), ctx.params.id!);
     ctx.body = { success: true, message: 'Folder key revoked' };
+  });
+
+  router.post('/folders/:id/share', async (ctx) => {
+    ctx.body = { success: true, data: await services.albums.share(principalOf(ctx), ctx.params.id!) };
+  });
+
+  router.delete('/folders/:id/share', async (ctx) => {
+    await services.albums.unshare(principalOf(ctx), ctx.params.id!);
+    ctx.body = { success: true, message: 'Folder no longer shared; its album link is gone' };
   });
 
   return router;

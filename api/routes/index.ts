@@ -3,8 +3,10 @@ import type { NotificationHub } from '../../shared/services/notification-hub.js'
 import { requireAccount } from '../middleware/auth.middleware.js';
 import type { AppState } from '../state.js';
 import { accountRoutes } from './account.routes.js';
+import { albumRoutes } from './album.routes.js';
 import { authRoutes } from './auth.routes.js';
 import { deleteRoutes } from './delete.routes.js';
+import { dropLinksRoutes } from './drop-links.routes.js';
 import { filesRoutes } from './files.routes.js';
 import { foldersRoutes } from './folders.routes.js';
 import { notificationsRoutes } from './notifications.routes.js';
@@ -15,13 +17,13 @@ import { uploadRoutes } from './upload.routes.js';
 /** Every REST route module, mounted under /api in one place. */
 export function apiRouter(container: RouteDeps, hub: NotificationHub) {
   const api = new Router<AppState>({ prefix: '/api' });
-  for (const module of [pingRoutes(), authRoutes(container), uploadRoutes(container), deleteRoutes(container)]) {
+  for (const module of [pingRoutes(), authRoutes(container), uploadRoutes(container), deleteRoutes(container), albumRoutes(container)]) {
     api.use(module.routes());
   }
   // Everything under /api/user is the account's own, behind its primary key or session (checked once).
   const user = new Router<AppState>({ prefix: '/user' });
   user.use(requireAccount(container.services.accounts, container.services.sessions));
-  for (const module of [accountRoutes(container), filesRoutes(container), foldersRoutes(container), notificationsRoutes(container, hub)]) {
+  for (const module of [accountRoutes(container), filesRoutes(container), foldersRoutes(container), notificationsRoutes(container, hub), dropLinksRoutes(container, hub)]) {
     user.use(module.routes());
   }
   api.use(user.routes());

@@ -7,6 +7,7 @@ import type { RouteDeps } from '../routes/route-deps.js';
 import type { AppContext, AppState } from '../state.js';
 import { SITE_CSS, SITE_JS } from './pages/assets.js';
 import { html, layout } from './pages/html.js';
+import { staticAsset } from './static-asset.js';
 
 const PAGE_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: http: https:; connect-src 'self'; " +
@@ -106,16 +107,8 @@ ${uploads.length ? html`<table><thead><tr><th>File</th><th>Original name</th><th
     );
   });
 
-  router.get('/assets/site.css', (ctx) => {
-    ctx.type = 'text/css';
-    ctx.set('Cache-Control', 'public, max-age=300');
-    ctx.body = SITE_CSS;
-  });
-  router.get('/assets/site.js', (ctx) => {
-    ctx.type = 'application/javascript';
-    ctx.set('Cache-Control', 'public, max-age=300');
-    ctx.body = SITE_JS;
-  });
+  staticAsset(router, '/assets/site.css', 'text/css', SITE_CSS);
+  staticAsset(router, '/assets/site.js', 'application/javascript', SITE_JS);
 
   return router;
 }

@@ -1,4 +1,4 @@
-import { and, count, eq, sql } from 'drizzle-orm';
+import { and, count, eq, getTableColumns, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { accounts, files, folders, type FolderRow } from '../db/schema.js';
 import { AppError } from '../errors.js';
@@ -13,13 +13,9 @@ export class FolderRepository {
   async list(accountId: string): Promise<FolderWithCount[]> {
     return this.db
       .select({
-        id: folders.id,
-        accountId: folders.accountId,
-        name: folders.name,
-        shareId: folders.shareId,
-        sharedAt: folders.sharedAt,
-        createdAt: folders.createdAt,
-        fileCount: sql<number>`(select count(*)::int from ${files} where ${files.folderId} = ${folders.id})`,
+        ...getTableColumns(folders),
+        // Qualified by hand: drizzle writes bare column names here, and a bare "id" would be the file's.
+        fileCount: sql<number>`(select count(*)::int from ${files} where ${files}.folder_id = ${folders}.id)`,
       })
       .from(folders)
       .where(eq(folders.accountId, accountId))
@@ -64,6 +60,29 @@ export class FolderRepository {
   async delete(accountId: string, id: string): Promise<FolderRow | undefined> {
     const [row] = await this.db
       .delete(folders)
+      .where(and(eq(folders.accountId, accountId), eq(folders.id, id)))
+      .returning();
+    return row;
+  }
+
+  /**
+   * Shares the folder as an album under `shareId`, unless it is shared already: then it keeps the
+   * album it has, so sharing twice (or two shares at once) hands out one link.
+   */
+  async share(accountId: string, id: string, shareId: string): Promise<FolderRow | undefined> {
+    const [row] = await this.db
+      .update(folders)
+      .set({ shareId: sql`coalesce(${folders.shareId}, ${shareId})`, sharedAt: sql`coalesce(${folders.sharedAt}, now())` })
+      .where(and(eq(folders.accountId, accountId), eq(folders.id, id)))
+      .returning();
+    return row;
+  }
+
+  /** Ends the folder's album; its link is dead from this statement on. */
+  async unshare(accountId: string, id: string): Promise<FolderRow | undefined> {
+    const [row] = await this.db
+      .update(folders)
+      .set({ shareId: null, sharedAt: null })
       .where(and(eq(folders.accountId, accountId), eq(folders.id, id)))
       .returning();
     return row;

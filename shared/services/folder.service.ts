@@ -3,34 +3,31 @@ import type { FolderRow } from '../db/schema.js';
 import { AppError } from '../errors.js';
 import type { Plans } from '../plans.js';
 import type { Principal } from '../principal.js';
-import type { FolderRepository } from '../repositories/folder.repository.js';
+import type { FolderRepository, FolderWithCount } from '../repositories/folder.repository.js';
 
 /** A folder id that is not a UUID cannot exist; treat it like any unknown folder. */
 export const isId = (value: string) => z.uuid().safeParse(value).success;
 
-export function toFolder(row: FolderRow & { fileCount?: number }) {
-  return {
-    id: row.id,
-    name: row.name,
-    userId: row.accountId,
-    createdAt: row.createdAt.toISOString(),
-    ...(row.fileCount !== undefined ? { fileCount: row.fileCount } : {}),
-  };
+/** Where a folder shared under `shareId` is seen (architecture.md §3); its zip is `{url}/download`. */
+export function albumUrl(siteUrl: string, shareId: string): string {
+  return `${new URL(siteUrl).origin}/album/${shareId}`;
 }
 
 export class FolderService {
   constructor(
     private readonly folders: FolderRepository,
     private readonly plans: Plans,
+    private readonly siteUrl: string,
   ) {}
 
   async list(account: Principal) {
-    return (await this.folders.list(account.id)).map(toFolder);
+    return (await this.folders.list(account.id)).map((row) => this.toFolder(row));
   }
 
   /** Names are unique per account ignoring case (409); Free accounts have a folder limit. */
   async create(account: Principal, name: string) {
-    return toFolder(await this.folders.create(account.id, name, this.plans.of(account.plan).maxFolders));
+    const row = await this.folders.create(account.id, name, this.plans.of(account.plan).maxFolders);
+    return this.toFolder({ ...row, fileCount: 0 });
   }
 
   /** Its files move to the root library, its folder key is revoked, a default pointing at it resets. */
@@ -48,5 +45,17 @@ export class FolderService {
     if (folderId !== null) await this.get(account, folderId);
     await this.folders.setDefault(account.id, folderId);
     return folderId;
+  }
+
+  private toFolder(row: FolderWithCount) {
+    return {
+      id: row.id,
+      name: row.name,
+      userId: row.accountId,
+      createdAt: row.createdAt.toISOString(),
+      fileCount: row.fileCount,
+      shared: row.shareId !== null,
+      shareUrl: row.shareId !== null ? albumUrl(this.siteUrl, row.shareId) : null,
+    };
   }
 }

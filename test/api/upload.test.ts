@@ -5,7 +5,7 @@ import { SITE_SESSION_COOKIE } from '../../shared/services/site-session.service.
 import { secondsUntilNextUtcDay } from '../../shared/time.js';
 import { elfBytes, pngBytes } from '../helpers/media.js';
 import { createTestEnv, type TestEnv } from '../helpers/test-env.js';
-import { fileRowsOf, getWithHost, storageUsedBy, storedObjects, upload } from '../helpers/uploads.js';
+import { fileRowsOf, getWithHost, refusedUploadChecks, storageUsedBy, storedObjects, upload } from '../helpers/uploads.js';
 
 describe('POST /api/upload', () => {
   let env: TestEnv;
@@ -14,18 +14,9 @@ describe('POST /api/upload', () => {
   });
   after(() => env.close());
 
-  let objectsBefore: string[];
-  beforeEach(async () => {
-    objectsBefore = await storedObjects(env);
-  });
-
-  /** Nothing of a refused upload may remain: no row, no object, no charge. */
-  async function expectNothingStored(account: { id: string }) {
-    expect(await fileRowsOf(env, account.id)).to.have.length(0);
-    expect(await storedObjects(env)).to.deep.equal(objectsBefore);
-    expect(await storageUsedBy(env, account.id)).to.equal(0);
-    expect(await env.container.services.accounts.uploadsToday(account.id)).to.equal(0);
-  }
+  const refused = refusedUploadChecks(() => env);
+  beforeEach(() => refused.snapshot());
+  const expectNothingStored = refused.expectNothingStored;
 
   describe('accepted uploads', () => {
     it('answers the hosted URL as plain text, and the URL serves the bytes at once', async () => {
@@ -202,7 +193,7 @@ describe('POST /api/upload', () => {
       const res = await upload(env, { bytes: pngBytes(30_000), headers: { origin: site(), cookie: cookie() } });
       expect(res.status).to.equal(413);
       expect(await fileRowsOf(env, null)).to.have.length(anonymousBefore);
-      expect(await storedObjects(env)).to.deep.equal(objectsBefore);
+      expect(await storedObjects(env)).to.deep.equal(refused.objectsBefore());
     });
   });
 

@@ -1,14 +1,11 @@
 import { expect } from 'chai';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { pngBytes } from '../helpers/media.js';
+import { launchChromium } from '../helpers/browser.js';
 import { createTestEnv, type TestEnv } from '../helpers/test-env.js';
 import { fileRowsOf } from '../helpers/uploads.js';
-
-// Debian's Chromium (.ci/run installs it); the flags keep it off a network this machine does not have.
-const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'];
 
 describe('website in a real browser', function () {
   this.timeout(90_000);
@@ -19,7 +16,7 @@ describe('website in a real browser', function () {
   before(async () => {
     env = await createTestEnv({ env: { CAPTCHA_MAX_NUMBER: '3000' } });
     site = env.container.config.siteUrl;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

@@ -1,3 +1,4 @@
+import { expect } from 'chai';
 import { readdir } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import path from 'node:path';
@@ -60,6 +61,28 @@ export async function storageUsedBy(env: TestEnv, accountId: string): Promise<nu
  * A GET with an explicit Host header (fetch ignores one), for host-routed URLs; `connectPort`
  * sends it to another server on loopback with the same Host.
  */
+/**
+ * For tests of refused uploads: `snapshot()` (before each test) notes the stored objects;
+ * `expectNothingStored(account)` then checks that nothing of a refused upload remains: no row, no
+ * object, no storage or daily charge.
+ */
+export function refusedUploadChecks(env: () => TestEnv) {
+  let objectsBefore: string[] = [];
+  return {
+    async snapshot() {
+      objectsBefore = await storedObjects(env());
+    },
+    /** The stored objects at the snapshot. */
+    objectsBefore: () => objectsBefore,
+    async expectNothingStored(account: { id: string }) {
+      expect(await fileRowsOf(env(), account.id)).to.have.length(0);
+      expect(await storedObjects(env())).to.deep.equal(objectsBefore);
+      expect(await storageUsedBy(env(), account.id)).to.equal(0);
+      expect(await env().container.services.accounts.uploadsToday(account.id)).to.equal(0);
+    },
+  };
+}
+
 export function getWithHost(
   url: string,
   headers: Record<string, string> = {},
