@@ -185,6 +185,8 @@ export const dropLinks = pgTable(
       .notNull()
       .default('pending'),
     fileId: uuid('file_id').references(() => files.id, { onDelete: 'set null' }),
+    // When a drop took the link; a claim that never got its file (a crash) lapses after a while.
+    claimedAt: ts('claimed_at'),
     receivedAt: ts('received_at'),
     expiresAt: ts('expires_at').notNull(),
     createdAt: createdAt(),

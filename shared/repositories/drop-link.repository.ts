@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, isNull, ne, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, isNull, lt, ne, or, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { dropLinks, files, type FileRow } from '../db/schema.js';
 
@@ -64,13 +64,16 @@ export class DropLinkRepository {
   /**
    * Takes the link for one drop: one conditional UPDATE, so of concurrent drops exactly one gets the
    * row (the others see it no longer pending). `received_at` stays null until the file is attached,
-   * which is how a claim in flight is told from a link that received its file.
+   * which is how a claim in flight is told from a link that received its file. The body is stored
+   * before the claim, so a claim lives milliseconds; one older than `lapseMs` was left by a process
+   * that died before committing, and the link can be taken again.
    */
-  async claim(id: string): Promise<boolean> {
+  async claim(id: string, lapseMs: number): Promise<boolean> {
+    const lapsed = and(eq(dropLinks.status, 'received'), isNull(dropLinks.receivedAt), lt(dropLinks.claimedAt, new Date(Date.now() - lapseMs)));
     const rows = await this.db
       .update(dropLinks)
-      .set({ status: 'received' })
-      .where(and(eq(dropLinks.id, id), eq(dropLinks.status, 'pending'), gt(dropLinks.expiresAt, sql`now()`)))
+      .set({ status: 'received', claimedAt: sql`now()` })
+      .where(and(eq(dropLinks.id, id), or(eq(dropLinks.status, 'pending'), lapsed), gt(dropLinks.expiresAt, sql`now()`)))
       .returning({ id: dropLinks.id });
     return rows.length === 1;
   }

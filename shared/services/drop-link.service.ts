@@ -135,7 +135,7 @@ export class DropLinkService {
    * commit that fails gives the claim back.
    */
   async complete(drop: OpenDrop, received: ReceivedBody, originalName: string | undefined): Promise<UploadResult> {
-    if (!(await this.deps.links.claim(drop.linkId))) {
+    if (!(await this.deps.links.claim(drop.linkId, CLAIM_LAPSE_MS))) {
       await this.deps.uploads.discard(received.objectKey);
       throw gone('This drop link has already been used or has expired');
     }
@@ -203,6 +203,10 @@ export class DropLinkService {
   }
 }
 
+// A drop claims its link after storing the body and commits right after, so a claim lives
+// milliseconds; one this old was left by a process that died in between, and the link is free again.
+const CLAIM_LAPSE_MS = 5 * 60_000;
+
 function gone(message: string) {
   return new AppError(410, 'gone', message);
 }
@@ -215,7 +219,8 @@ function statusOf(link: DropLinkRow, now = Date.now()): DropLinkStatus {
 
 function assertUsable(link: DropLinkRow) {
   if (link.status === 'cancelled') throw gone('This drop link was cancelled');
-  if (link.status === 'received') throw gone('This drop link has already been used');
+  const lapsedClaim = !link.receivedAt && link.claimedAt !== null && link.claimedAt.getTime() < Date.now() - CLAIM_LAPSE_MS;
+  if (link.status === 'received' && !lapsedClaim) throw gone('This drop link has already been used');
   if (link.expiresAt.getTime() <= Date.now()) throw gone('This drop link has expired');
 }
 

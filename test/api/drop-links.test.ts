@@ -17,7 +17,7 @@ async function drop(baseUrl: string, token: string, bytes: Buffer, options: { na
     headers: options.json === false ? { accept: 'text/html' } : { accept: 'application/json' },
   });
   const text = await res.text();
-  return { status: res.status, type: res.headers.get('content-type') ?? '', text, body: res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : undefined };
+  return { status: res.status, type: res.headers.get('content-type') ?? '', retryAfter: res.headers.get('retry-after'), text, body: res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : undefined };
 }
 
 describe('file drop links', function () {
@@ -140,6 +140,21 @@ describe('file drop links', function () {
       expect((await env.api.get(`/api/user/drop-links/${link.id}`, { key: alice.apiKey })).body.data.status).to.equal('expired');
     });
 
+    it('takes a link again whose claim was left by a process that died before committing, but not one in flight', async () => {
+      const alice = await env.createAccount();
+      const link = await createLink(alice.apiKey);
+      const claimed = (ago: number) =>
+        env.container.db.update(dropLinks).set({ status: 'received', claimedAt: new Date(Date.now() - ago) }).where(eq(dropLinks.id, link.id));
+      await claimed(1000);
+      expect((await drop(env.web.url, tokenOf(link.url), pngBytes(1000, 5))).status).to.equal(410);
+      await claimed(10 * 60_000);
+      const res = await drop(env.web.url, tokenOf(link.url), pngBytes(1000, 6));
+      expect(res.status).to.equal(200);
+      const status = await env.api.get(`/api/user/drop-links/${link.id}`, { key: alice.apiKey });
+      expect(status.body.data.status).to.equal('received');
+      expect(await fileRowsOf(env, alice.id)).to.have.length(1);
+    });
+
     it('is 413 over the link maxSizeBytes and over the plan limit, with no row, object or charge', async () => {
       const alice = await env.createAccount();
       const small = await createLink(alice.apiKey, { maxSizeBytes: 2000 });
@@ -217,5 +232,24 @@ describe('file drop links', function () {
       expect((await env.api.get('/api/user/drop-links', { key: bob.apiKey })).body.data.dropLinks).to.deep.equal([]);
       expect((await env.api.get(`/api/user/drop-links/${link.id}`, { key: alice.apiKey })).status).to.equal(200);
     });
+  });
+});
+
+describe('file drops per IP address', () => {
+  it('answers 429 with Retry-After past the per-IP limit, and stores nothing for it', async () => {
+    const env = await createTestEnv({ env: { RATE_LIMIT_ANONYMOUS_UPLOADS_PER_MINUTE: '2' } });
+    try {
+      const alice = await env.createAccount();
+      const links = [];
+      for (let i = 0; i < 3; i++) links.push((await env.api.post('/api/user/drop-links', { key: alice.apiKey, json: {} })).body.data as { url: string });
+      expect((await drop(env.web.url, tokenOf(links[0]!.url), pngBytes(1000, 1))).status).to.equal(200);
+      expect((await drop(env.web.url, tokenOf(links[1]!.url), pngBytes(1000, 2))).status).to.equal(200);
+      const res = await drop(env.web.url, tokenOf(links[2]!.url), pngBytes(1000, 3));
+      expect(res.status).to.equal(429);
+      expect(res.retryAfter).to.match(/^\d+$/);
+      expect(await fileRowsOf(env, alice.id)).to.have.length(2);
+    } finally {
+      await env.close();
+    }
   });
 });

@@ -8,6 +8,7 @@ CREATE TABLE "drop_links" (
 	"max_size_bytes" bigint,
 	"status" text DEFAULT 'pending' NOT NULL,
 	"file_id" uuid,
+	"claimed_at" timestamp with time zone,
 	"received_at" timestamp with time zone,
 	"expires_at" timestamp with time zone NOT NULL,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL
