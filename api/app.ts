@@ -61,7 +61,16 @@ export function createApp(container: Container, hub: NotificationHub) {
   const callback = app.callback();
   /** The HTTP server's listener: hot files from memory, everything else through the app. */
   const handle = (req: IncomingMessage, res: ServerResponse) => {
-    if (!hot(req, res)) void callback(req, res);
+    let answered: boolean;
+    try {
+      answered = hot(req, res);
+    } catch (err) {
+      // Whatever the fast path could not do, the app answers in full (or, past the headers, gives up).
+      container.logger.error({ err }, 'hot-file path failed');
+      if (res.headersSent) return res.destroy();
+      answered = false;
+    }
+    if (!answered) void callback(req, res);
   };
   return { app, handle };
 }
