@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { connectPostgres, openPglite, pgliteOf, type DatabaseHandle } from '../../shared/db/client.js';
@@ -163,4 +165,15 @@ export async function migrateScriptDatabase(dataDir: string, databaseUrl: string
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * A data dir and a migrated database of their own for the project's scripts run as processes:
+ * `scriptDatabaseEnv` and `migrateScriptDatabase` in one (`seed` runs on the database first).
+ */
+export async function preparedScriptEnv(redisPrefix: string, seed?: (handle: DatabaseHandle) => Promise<void>) {
+  const dataDir = await mkdtemp(path.join(tmpdir(), `hfs-${redisPrefix}-`));
+  const { env, databaseUrl } = await scriptDatabaseEnv(dataDir, redisPrefix);
+  await migrateScriptDatabase(dataDir, databaseUrl, seed);
+  return { env, dataDir };
 }

@@ -1,9 +1,7 @@
 import { expect } from 'chai';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { rm } from 'node:fs/promises';
 import { sql } from 'drizzle-orm';
-import { migrateScriptDatabase, scriptDatabaseEnv } from '../helpers/engines.js';
+import { preparedScriptEnv } from '../helpers/engines.js';
 import { runScript } from '../helpers/run-script.js';
 
 /** Neither SQL, nor its parameters, nor anything shaped like a password's hash or a key. */
@@ -18,10 +16,7 @@ describe('admin CLI: user commands', function () {
   let dataDir: string;
 
   before(async function () {
-    dataDir = await mkdtemp(path.join(tmpdir(), 'hfs-admin-'));
-    const { env: scriptEnv, databaseUrl: url } = await scriptDatabaseEnv(dataDir, 'admin');
-    env = scriptEnv;
-    await migrateScriptDatabase(dataDir, url);
+    ({ env, dataDir } = await preparedScriptEnv('admin'));
   });
   after(() => rm(dataDir, { recursive: true, force: true }));
 
@@ -88,13 +83,10 @@ describe('admin CLI: a failure it has no message for', function () {
   let dataDir: string;
 
   before(async function () {
-    dataDir = await mkdtemp(path.join(tmpdir(), 'hfs-admin-'));
-    const { env: scriptEnv, databaseUrl: url } = await scriptDatabaseEnv(dataDir, 'admin');
-    env = scriptEnv;
     // The database itself refuses new accounts: a driver error no repository turns into a message.
-    await migrateScriptDatabase(dataDir, url, async (handle) => {
+    ({ env, dataDir } = await preparedScriptEnv('admin', async (handle) => {
       for (const statement of REFUSE_ACCOUNTS) await handle.db.execute(sql.raw(statement));
-    });
+    }));
   });
   after(() => rm(dataDir, { recursive: true, force: true }));
 

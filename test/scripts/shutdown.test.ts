@@ -1,12 +1,10 @@
 import { expect } from 'chai';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { JobQueues } from '../../shared/jobs.js';
 import { createRedis } from '../../shared/redis.js';
-import { migrateScriptDatabase, scriptDatabaseEnv } from '../helpers/engines.js';
+import { preparedScriptEnv } from '../helpers/engines.js';
 import { pngBytes } from '../helpers/media.js';
 import { freePort } from '../helpers/ports.js';
 import { heldUpload, startWeb, startWorker, type StartedProcess } from '../helpers/processes.js';
@@ -20,10 +18,9 @@ describe('SIGTERM: processes drain with a deadline (SHUTDOWN_TIMEOUT_MS)', funct
   let started: StartedProcess | undefined;
 
   before(async function () {
-    dataDir = await mkdtemp(path.join(tmpdir(), 'hfs-shutdown-'));
-    const { env: scriptEnv, databaseUrl: url } = await scriptDatabaseEnv(dataDir, 'shutdown');
-    env = { ...scriptEnv, MODERATION_ENABLED: 'false' };
-    await migrateScriptDatabase(dataDir, url);
+    const prepared = await preparedScriptEnv('shutdown');
+    dataDir = prepared.dataDir;
+    env = { ...prepared.env, MODERATION_ENABLED: 'false' };
     const created = await runScript('scripts/admin.ts', ['user', 'create', '--username', 'drainer', '--password', 'pw-123456'], env);
     expect(created.code, created.stderr).to.equal(0);
     apiKey = JSON.parse(created.stdout).apiKey;

@@ -1,13 +1,12 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, utimes } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm, utimes } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { parseConfig } from '../../shared/config.js';
 import { files } from '../../shared/db/schema.js';
 import { createStorage, newObjectKey, type StorageDriver } from '../../shared/storage/index.js';
-import { migrateScriptDatabase, scriptDatabaseEnv } from '../helpers/engines.js';
+import { preparedScriptEnv } from '../helpers/engines.js';
 import { eventually } from '../helpers/eventually.js';
 import { pngBytes } from '../helpers/media.js';
 import { runScript } from '../helpers/run-script.js';
@@ -132,10 +131,7 @@ describe('admin CLI: storage reconcile', function () {
   const named = newObjectKey();
 
   before(async () => {
-    dataDir = await mkdtemp(path.join(tmpdir(), 'hfs-admin-'));
-    const { env: scriptEnv, databaseUrl } = await scriptDatabaseEnv(dataDir, 'reconcile');
-    env = scriptEnv;
-    await migrateScriptDatabase(dataDir, databaseUrl, async (handle) => {
+    ({ env, dataDir } = await preparedScriptEnv('reconcile', async (handle) => {
       await handle.db.insert(files).values({
         filename: 'kept.png',
         originalName: 'kept.png',
@@ -147,7 +143,7 @@ describe('admin CLI: storage reconcile', function () {
         urlFormat: 'anonymous',
         deletionTokenHash: randomBytes(16).toString('hex'),
       });
-    });
+    }));
     // The store the script opens: the same config, read from the same environment.
     storage = createStorage(parseConfig(env).storage);
     await storage.put(named, Readable.from([pngBytes(1000)]));
