@@ -5,10 +5,19 @@ const MAX_ENTRIES = 10_000;
 // The bound on staleness should a change's message ever be missed without the subscription dropping.
 const TTL_MS = 10_000;
 
-/** Cache keys of a stored file: by owner and name, by short code, and by anonymous name. */
+/** The cache key of a lookup by name: an account's file (by account id), or an anonymous upload (null). */
+export function nameKey(accountId: string | null, filename: string): string {
+  return `${accountId ?? 'anon'}:${filename}`;
+}
+
+/** The cache key of a lookup by short code. */
+export function shortCodeKey(code: string): string {
+  return `s:${code}`;
+}
+
+/** Cache keys of a stored file: by owner (or anonymous) and name, and by short code. */
 export function cacheKeysOf(file: Pick<FileRow, 'accountId' | 'filename' | 'shortCode'>, ...formerNames: string[]): string[] {
-  const owner = file.accountId ?? 'anon';
-  return [...[file.filename, ...formerNames].map((name) => `${owner}:${name}`), `s:${file.shortCode}`];
+  return [...[file.filename, ...formerNames].map((name) => nameKey(file.accountId, name)), shortCodeKey(file.shortCode)];
 }
 
 /**

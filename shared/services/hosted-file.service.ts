@@ -6,7 +6,7 @@ import type { FileRepository } from '../repositories/file.repository.js';
 import type { PublicFileRepository } from '../repositories/public-file.repository.js';
 import type { ByteRange, PresignOptions, StorageDriver } from '../storage/index.js';
 import type { FileBodyCache } from './file-body-cache.js';
-import type { FileCache } from './file-cache.js';
+import { type FileCache, nameKey, shortCodeKey } from './file-cache.js';
 import type { ModerationService } from './moderation.service.js';
 
 /** Finds the file a public URL names and opens its bytes; every miss looks the same (404). */
@@ -25,11 +25,11 @@ export class HostedFileService {
 
   /** The file a public URL names, if it may be served now; 404 (or 451) otherwise. */
   async find(target: HostedTarget): Promise<FileRow> {
-    if (target.kind === 'anonymous') return this.servable(await this.cache.through(`anon:${target.filename}`, () => this.publicFiles.findAnonymous(target.filename)));
-    if (target.kind === 'short') return this.servable(await this.cache.through(`s:${target.code}`, () => this.publicFiles.findByShortCode(target.code)));
+    if (target.kind === 'anonymous') return this.servable(await this.cache.through(nameKey(null, target.filename), () => this.publicFiles.findAnonymous(target.filename)));
+    if (target.kind === 'short') return this.servable(await this.cache.through(shortCodeKey(target.code), () => this.publicFiles.findByShortCode(target.code)));
     const accountId = await this.accountIdOf(target.username);
-    const key = `${accountId}:${target.filename}`;
-    return this.servable((accountId && (await this.cache.through(key, () => this.files.findOwned(accountId, target.filename)))) || undefined);
+    const load = () => this.files.findOwned(accountId!, target.filename);
+    return this.servable((accountId && (await this.cache.through(nameKey(accountId, target.filename), load))) || undefined);
   }
 
   /**
@@ -37,16 +37,17 @@ export class HostedFileService {
    * undefined when `find` must decide (a lookup to make, or a file that may not be served).
    */
   peek(target: HostedTarget): FileRow | undefined {
-    let key: string;
-    if (target.kind === 'anonymous') key = `anon:${target.filename}`;
-    else if (target.kind === 'short') key = `s:${target.code}`;
-    else {
-      const accountId = this.accountIds.get(target.username.toLowerCase());
-      if (!accountId) return undefined;
-      key = `${accountId}:${target.filename}`;
-    }
-    const file = this.cache.get(key);
+    const key = this.keyInMemory(target);
+    const file = key === undefined ? undefined : this.cache.get(key);
     return file && this.isServable(file) ? file : undefined;
+  }
+
+  /** The target's cache key, if this process can name it without a query (account ids it has seen). */
+  private keyInMemory(target: HostedTarget): string | undefined {
+    if (target.kind === 'anonymous') return nameKey(null, target.filename);
+    if (target.kind === 'short') return shortCodeKey(target.code);
+    const accountId = this.accountIds.get(target.username.toLowerCase());
+    return accountId && nameKey(accountId, target.filename);
   }
 
   /** The bytes of small hot files held in memory. */
