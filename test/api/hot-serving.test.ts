@@ -59,12 +59,13 @@ describe('serving hot files from memory', () => {
   });
 
   it('downloads documents instead of rendering them, from memory as before', async () => {
-    const html = Buffer.from('<html><body>hi</body></html>');
-    const res = await upload(env, { key: alice.apiKey, bytes: html, name: 'page.html', json: true });
-    if (res.status !== 200) return; // the account's plan refuses the type: nothing to serve
-    const { url } = res.body.data as { url: string };
+    const { filename } = await uploaded(pngBytes(300, 14));
+    const renamed = await env.api.put(`/api/user/images/${filename}/rename`, { key: alice.apiKey, json: { newFilename: 'feed.rdf' } });
+    expect(renamed.status).to.equal(200);
+    const url = renamed.body.newUrl as string;
     const cold = await getWithHost(url);
     const hot = await getWithHost(url);
+    expect(hot.status).to.equal(200);
     expect(stable(hot.headers)).to.deep.equal(stable(cold.headers));
     expect(hot.headers['content-disposition']).to.match(/^attachment/);
   });
