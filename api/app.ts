@@ -3,10 +3,16 @@ import { bodyParser } from '@koa/bodyparser';
 import Koa from 'koa';
 import type { Container } from '../shared/container.js';
 import { AppError } from '../shared/errors.js';
+import { mcpResourceOf } from '../shared/services/oauth/oauth-scopes.js';
 import type { NotificationHub } from '../shared/services/notification-hub.js';
 import { errorHandler, notFound } from './middleware/error.middleware.js';
 import { requireRedisForChanges } from './middleware/redis-gate.middleware.js';
 import { RequestRecorder, requestContext } from './middleware/request-context.middleware.js';
+import { mcpRoutes } from './mcp/mcp.routes.js';
+import { AccessTokenVerifier } from './oauth/access-tokens.js';
+import { interactionRoutes } from './oauth/interaction.routes.js';
+import { oauthServer } from './oauth/oauth-server.js';
+import { createOAuthProvider } from './oauth/provider.js';
 import { apiRouter } from './routes/index.js';
 import { metricsRoutes } from './routes/metrics.routes.js';
 import { albumPagesRoutes } from './site/album.routes.js';
@@ -22,7 +28,16 @@ import { WebMetrics } from './web-metrics.js';
  * Builds the web app without listening, so tests drive the very same app through a real server;
  * `handle` is what the server listens with (the hot-file fast path in front of the app).
  */
-export function createApp(container: Container, hub: NotificationHub) {
+export async function createApp(container: Container, hub: NotificationHub) {
+  const { config, services, urls, repositories } = container;
+  const provider = await createOAuthProvider({
+    config,
+    models: repositories.oauthModels,
+    accountRows: repositories.accounts,
+    box: container.box,
+    logger: container.logger,
+  });
+  const tokens = new AccessTokenVerifier(provider, mcpResourceOf(config.baseUrl), services.connections);
   const app = new Koa<AppState>();
   app.proxy = container.config.trustProxy;
   // Errors are rendered by errorHandler; this only silences Koa's default stderr printing.
@@ -38,11 +53,14 @@ export function createApp(container: Container, hub: NotificationHub) {
   app.use(errorHandler(container.logger, container.health));
   app.use(hostedFiles(container, headers));
   app.use(metricsRoutes(metrics, container.config.metricsToken).routes());
+  app.use(oauthServer(provider, config.baseUrl, container.rateLimits));
   app.use(requireRedisForChanges(container.redis));
   app.use(
     bodyParser({
-      enableTypes: ['json'],
+      // Forms: the consent page and the account page's buttons.
+      enableTypes: ['json', 'form'],
       jsonLimit: '1mb',
+      formLimit: '64kb',
       onError: (err) => {
         throw (err as { status?: number }).status === 413
           ? AppError.tooLarge('JSON body is larger than 1 MB')
@@ -51,12 +69,13 @@ export function createApp(container: Container, hub: NotificationHub) {
     }),
   );
   app.use(api.routes());
+  app.use(mcpRoutes(tokens, config).routes());
+  app.use(interactionRoutes(provider, container).routes());
   app.use(pages.routes());
   app.use(albumPagesRoutes(container).routes());
   app.use(drops.routes());
   app.use(notFound);
 
-  const { config, services, urls } = container;
   const hot = hotFileResponder({ hosted: services.hosted, urls, headers, recorder, serving: config.serving, trustProxy: config.trustProxy });
   const callback = app.callback();
   /** The HTTP server's listener: hot files from memory, everything else through the app. */

@@ -1,6 +1,7 @@
 import type { ParameterizedContext } from 'koa';
 import type { Principal } from '../shared/principal.js';
 import type { Uploader } from '../shared/services/upload.service.js';
+import type { McpPrincipal } from './oauth/access-tokens.js';
 
 /** What middleware leaves on ctx.state for the routes after it. */
 export interface AppState {
@@ -11,6 +12,8 @@ export interface AppState {
   principal?: Principal;
   /** set by the upload auth middleware */
   uploader?: Uploader;
+  /** set by the MCP bearer middleware: the account and the scopes its assistant holds */
+  mcp?: McpPrincipal;
 }
 
 export type AppContext = ParameterizedContext<AppState>;

@@ -15,6 +15,8 @@ import { FileRepository } from './repositories/file.repository.js';
 import { FolderKeyRepository } from './repositories/folder-key.repository.js';
 import { FolderRepository } from './repositories/folder.repository.js';
 import { NotificationRepository } from './repositories/notification.repository.js';
+import { OAuthConnectionRepository } from './repositories/oauth-connection.repository.js';
+import { OAuthModelRepository } from './repositories/oauth-model.repository.js';
 import { PollRepository } from './repositories/poll.repository.js';
 import { PublicFileRepository } from './repositories/public-file.repository.js';
 import { SessionRepository } from './repositories/session.repository.js';
@@ -34,6 +36,8 @@ import { FolderKeyService } from './services/folder-key.service.js';
 import { FolderService } from './services/folder.service.js';
 import { ModerationService } from './services/moderation.service.js';
 import { NotificationService } from './services/notification.service.js';
+import { ConnectionService } from './services/oauth/connection.service.js';
+import { mcpResourceOf } from './services/oauth/oauth-scopes.js';
 import { OrphanSweepService } from './services/orphan-sweep.service.js';
 import { PollService } from './services/poll.service.js';
 import { FileUrls } from './services/file-urls.js';
@@ -85,6 +89,8 @@ export async function createContainer(config: Config, options: ContainerOptions 
     notifications: new NotificationRepository(database.db),
     polls: new PollRepository(database.db),
     dropLinks: new DropLinkRepository(database.db),
+    oauthModels: new OAuthModelRepository(database.db),
+    oauthConnections: new OAuthConnectionRepository(database.db),
   };
   const fileCache = new FileCache(new FileBodyCache(config.serving.memoryCacheBytes, config.serving.memoryCacheMaxFileBytes));
   const accounts = new AccountService(repositories.accounts, plans, box, config.apiKeyRegenerationsPerMonth, urls.ownLabels());
@@ -155,6 +161,12 @@ export async function createContainer(config: Config, options: ContainerOptions 
     dashboard: new DashboardService({ files: repositories.files, accountRows: repositories.accounts, accounts, folders, folderKeys, urls }),
     hosted: new HostedFileService(repositories.files, repositories.publicFiles, repositories.accounts, storage, fileCache, moderation),
     siteSessions: new SiteSessionService(box, new URL(config.siteUrl).origin),
+    connections: new ConnectionService({
+      connections: repositories.oauthConnections,
+      models: repositories.oauthModels,
+      accountRows: repositories.accounts,
+      resource: mcpResourceOf(config.baseUrl),
+    }),
     orphanSweep: new OrphanSweepService({ files: repositories.fileMaintenance, storage, logger }),
     dropLinks: new DropLinkService({
       links: repositories.dropLinks,

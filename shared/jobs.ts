@@ -24,6 +24,8 @@ export interface JobPayloads {
   'notify.broadcast': { broadcastId: string; type: string; title: string; message: string; data: Record<string, unknown> };
   /** Every minute: close polls whose closesAt has passed. */
   'polls.close-due': Record<string, never>;
+  /** Every hour: delete expired OAuth codes, tokens and sessions, and client registrations never used. */
+  'oauth.prune': Record<string, never>;
   /** Send one stored file's current content to the moderation service and act on the verdict. */
   'moderation.check': { fileId: string; objectKey: string };
   /** Every ten minutes: queue a check for unjudged files whose check was lost. */
@@ -70,6 +72,7 @@ export const JOBS: { [K in JobName]: { queue: QueueName; options: JobsOptions } 
   'cache.purge': { queue: 'cache-purge', options: retried(8, 1000) },
   'notify.broadcast': { queue: 'notify', options: retried(5, 2000) },
   'polls.close-due': { queue: 'expiry', options: { removeOnComplete: { count: 10 }, removeOnFail: { count: 100 } } },
+  'oauth.prune': { queue: 'expiry', options: { removeOnComplete: { count: 10 }, removeOnFail: { count: 100 } } },
   // The moderation service may be down for a while: retries back off over a few days.
   'moderation.check': { queue: 'moderation', options: retried(15, 10_000) },
   'moderation.sweep': { queue: 'moderation', options: { removeOnComplete: { count: 10 }, removeOnFail: { count: 100 } } },
@@ -93,6 +96,7 @@ export const SCHEDULES: { id: string; job: JobName; everyMs: number }[] = [
   { id: 'close-due-polls', job: 'polls.close-due', everyMs: 60_000 },
   { id: 'moderation-sweep', job: 'moderation.sweep', everyMs: 10 * 60_000 },
   { id: 'storage-reconcile', job: 'storage.reconcile', everyMs: 60 * 60_000 },
+  { id: 'oauth-prune', job: 'oauth.prune', everyMs: 60 * 60_000 },
 ];
 
 export function isQueueName(value: string): value is QueueName {

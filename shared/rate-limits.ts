@@ -78,6 +78,8 @@ export function createRateLimits(redis: Redis, config: Config) {
     loginFailuresByIp: limit('login-ip', rateLimits.loginFailures * 2, 15 * 60, SIGN_IN),
     loginFailuresByUser: limit('login-user', rateLimits.loginFailures, 15 * 60, SIGN_IN),
     registrationsByIp: limit('register-ip', 10, 60 * 60, 'Too many registrations from this address; try again later'),
+    // Open OAuth client registration (MCP clients register once per install).
+    clientRegistrationsByIp: limit('oauth-register-ip', 30, 60 * 60, 'Too many client registrations from this address; try again later'),
   };
 }
 

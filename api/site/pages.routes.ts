@@ -1,29 +1,22 @@
 import { Router } from '@koa/router';
+import { AppError } from '../../shared/errors.js';
 import type { Principal } from '../../shared/principal.js';
+import type { Connection } from '../../shared/services/oauth/connection.service.js';
 import { EXPIRY_OPTIONS } from '../../shared/services/expiry.js';
 import { SESSION_COOKIE } from '../../shared/services/session.service.js';
 import { SITE_SESSION_COOKIE } from '../../shared/services/site-session.service.js';
 import type { RouteDeps } from '../routes/route-deps.js';
 import type { AppContext, AppState } from '../state.js';
 import { SITE_CSS, SITE_JS } from './pages/assets.js';
-import { html, layout } from './pages/html.js';
+import { html, type SafeHtml } from './pages/html.js';
+import { renderPage } from './pages/render-page.js';
 import { staticAsset } from './static-asset.js';
-
-const PAGE_CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: http: https:; connect-src 'self'; " +
-  "frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
 /** The small server-rendered website: upload form, sign-in, registration and the account page. */
 export function pagesRoutes({ services }: RouteDeps) {
   const router = new Router<AppState>();
 
-  const render = (ctx: AppContext, title: string, body: ReturnType<typeof html>, signedIn: boolean) => {
-    ctx.set('Content-Security-Policy', PAGE_CSP);
-    ctx.set('X-Frame-Options', 'DENY');
-    ctx.set('Cache-Control', 'no-store');
-    ctx.type = 'text/html; charset=utf-8';
-    ctx.body = layout(title, body, signedIn);
-  };
+  const render = (ctx: AppContext, title: string, body: SafeHtml, signedIn: boolean) => renderPage(ctx, { title, body, signedIn });
 
   const signedIn = async (ctx: AppContext): Promise<Principal | undefined> => {
     const token = ctx.cookies.get(SESSION_COOKIE);
@@ -54,17 +47,18 @@ export function pagesRoutes({ services }: RouteDeps) {
   });
 
   router.get('/login', (ctx) => {
+    const next = nextPathOf(ctx.query.next);
     render(
       ctx,
       'Sign in',
       html`<h1>Sign in</h1>
-<form id="login-form">
+<form id="login-form" data-next="${next}">
   <input name="username" id="username" autocomplete="username" placeholder="Username" required>
   <input name="password" id="password" type="password" autocomplete="current-password" placeholder="Password" required>
   <button class="primary" type="submit">Sign in</button>
   <div class="status"></div>
 </form>
-<p>No account yet? <a href="/register">Register</a></p>`,
+<p>No account yet? <a href="/register${next === '/account' ? '' : `?next=${encodeURIComponent(next)}`}">Register</a></p>`,
       false,
     );
   });
@@ -74,7 +68,7 @@ export function pagesRoutes({ services }: RouteDeps) {
       ctx,
       'Register',
       html`<h1>Create an account</h1>
-<form id="register-form">
+<form id="register-form" data-next="${nextPathOf(ctx.query.next)}">
   <input name="username" id="username" autocomplete="username" placeholder="Username (3-32 letters, digits, hyphens)" required>
   <input name="email" id="email" type="email" autocomplete="email" placeholder="Email" required>
   <input name="password" id="password" type="password" autocomplete="new-password" placeholder="Password (8+ characters)" required>
@@ -88,9 +82,10 @@ export function pagesRoutes({ services }: RouteDeps) {
   router.get('/account', async (ctx) => {
     const principal = await signedIn(ctx);
     if (!principal) return ctx.redirect('/login');
-    const [account, { uploads }] = await Promise.all([
+    const [account, { uploads }, connections] = await Promise.all([
       services.accounts.profile(principal),
       services.dashboard.get(principal, { page: 1, limit: 20, sortBy: 'timestamp', sortOrder: 'desc' }),
+      services.connections.list(principal),
     ]);
     const rows = uploads.map(
       (u) => html`<tr><td><a href="${u.url}">${u.filename}</a></td><td>${u.originalName}</td><td>${u.size}</td><td>${u.timestamp}</td></tr>`,
@@ -101,14 +96,42 @@ export function pagesRoutes({ services }: RouteDeps) {
       html`<h1>${account.username}</h1>
 <p>Plan: <strong>${account.plan}</strong></p>
 <p>API key: <code id="api-key">${account.apiKey}</code></p>
+<h2>Connected assistants</h2>
+${connections.length ? html`<ul id="connections">${connections.map(connectionItem)}</ul>` : html`<p id="no-connections">No assistant is connected.</p>`}
 <h2>Recent uploads</h2>
 ${uploads.length ? html`<table><thead><tr><th>File</th><th>Original name</th><th>Bytes</th><th>Uploaded</th></tr></thead><tbody>${rows}</tbody></table>` : html`<p>Nothing yet. <a href="/">Upload a file</a>.</p>`}`,
       true,
     );
   });
 
+  // The account page's Disconnect button: a same-origin form post under the session cookie (SameSite=Lax).
+  router.post('/account/connections/disconnect', async (ctx) => {
+    const principal = await signedIn(ctx);
+    if (!principal) return ctx.redirect('/login');
+    const origin = ctx.get('origin');
+    if (origin && origin !== ctx.origin) throw AppError.forbidden('Cross-site request refused');
+    const { clientId } = (ctx.request.body ?? {}) as { clientId?: unknown };
+    if (typeof clientId !== 'string' || !clientId) throw AppError.badRequest('clientId is required');
+    await services.connections.disconnect(principal, clientId);
+    ctx.status = 303;
+    ctx.redirect('/account');
+  });
+
   staticAsset(router, '/assets/site.css', 'text/css', SITE_CSS);
   staticAsset(router, '/assets/site.js', 'application/javascript', SITE_JS);
 
   return router;
+}
+
+function connectionItem(connection: Connection): SafeHtml {
+  const name = connection.clientName ?? connection.clientId;
+  const lastUsed = connection.lastUsedAt ? `last used ${connection.lastUsedAt}` : 'not used yet';
+  return html`<li class="connection"><strong>${name}</strong> <small>${connection.clientUri ?? connection.clientId}</small><br>
+<small>${connection.scopes.join(', ') || 'no access'} · connected ${connection.connectedAt} · ${lastUsed}</small>
+<form method="post" action="/account/connections/disconnect"><input type="hidden" name="clientId" value="${connection.clientId}"><button type="submit">Disconnect</button></form></li>`;
+}
+
+/** Where sign-in returns to: a path on this site only (never another origin), else the account page. */
+function nextPathOf(value: unknown): string {
+  return typeof value === 'string' && /^\/(?![/\\])/.test(value) ? value : '/account';
 }

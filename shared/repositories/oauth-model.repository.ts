@@ -1,4 +1,4 @@
-import { and, eq, gt, isNull, lte, or, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, isNotNull, isNull, lt, lte, notInArray, or, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { oauthModels } from '../db/schema.js';
 
@@ -11,12 +11,19 @@ export interface OAuthModelIndexes {
   uid: string | null;
   /** null: kept until destroyed. */
   expiresAt: Date | null;
+  /** Grants only: the account and client they are for. */
+  accountId?: string | null;
+  clientId?: string | null;
 }
 
 export interface StoredOAuthModel {
   payload: OAuthModelPayload;
   consumedAt: Date | null;
 }
+
+// The provider's model names this repository reads by meaning.
+const GRANT = 'Grant';
+const CLIENT = 'Client';
 
 const STORED = { payload: oauthModels.payload, consumedAt: oauthModels.consumedAt };
 
@@ -75,6 +82,35 @@ export class OAuthModelRepository {
   /** Deletes every row of the grant, whatever its kind. */
   async destroyGrant(grantId: string): Promise<void> {
     await this.db.delete(oauthModels).where(eq(oauthModels.grantId, grantId));
+  }
+
+  /** The live grants of an account (of one client, when given), as stored. */
+  async grantsOf(accountId: string, clientId?: string, now = new Date()): Promise<{ clientId: string; payload: OAuthModelPayload }[]> {
+    const rows = await this.db
+      .select({ clientId: oauthModels.clientId, payload: oauthModels.payload })
+      .from(oauthModels)
+      .where(and(eq(oauthModels.kind, GRANT), eq(oauthModels.accountId, accountId), clientId === undefined ? undefined : eq(oauthModels.clientId, clientId), live(now)));
+    return rows.map((row) => ({ clientId: row.clientId ?? '', payload: row.payload }));
+  }
+
+  /** Deletes every grant of the account for the client, with every code and token issued under them. */
+  async destroyClientGrants(accountId: string, clientId: string): Promise<void> {
+    const grants = this.db
+      .select({ id: oauthModels.id })
+      .from(oauthModels)
+      .where(and(eq(oauthModels.kind, GRANT), eq(oauthModels.accountId, accountId), eq(oauthModels.clientId, clientId)));
+    await this.db.delete(oauthModels).where(or(inArray(oauthModels.grantId, grants), and(eq(oauthModels.kind, GRANT), inArray(oauthModels.id, grants))));
+  }
+
+  /** Deletes registered clients issued before `cutoff` that no grant names; returns how many. */
+  async pruneUnusedClients(cutoff: Date): Promise<number> {
+    const issuedAt = sql`(${oauthModels.payload}->>'client_id_issued_at')::bigint`;
+    const grants = this.db.select({ clientId: oauthModels.clientId }).from(oauthModels).where(and(eq(oauthModels.kind, GRANT), isNotNull(oauthModels.clientId)));
+    const deleted = await this.db
+      .delete(oauthModels)
+      .where(and(eq(oauthModels.kind, CLIENT), lt(issuedAt, Math.floor(cutoff.getTime() / 1000)), notInArray(oauthModels.id, grants)))
+      .returning({ id: oauthModels.id });
+    return deleted.length;
   }
 
   /** Deletes the rows expired at `now`; returns how many. */

@@ -5,6 +5,7 @@ import { filesExpireSweep } from './files-expire-sweep.handler.js';
 import { moderationCheck } from './moderation-check.handler.js';
 import { moderationSweep } from './moderation-sweep.handler.js';
 import { notifyBroadcast } from './notify-broadcast.handler.js';
+import { oauthPrune } from './oauth-prune.handler.js';
 import { objectDelete } from './object-delete.handler.js';
 import { pollsCloseDue } from './polls-close-due.handler.js';
 import { storageReconcile } from './storage-reconcile.handler.js';
@@ -20,6 +21,7 @@ export const handlers: HandlerMap = {
   'cache.purge': cachePurge,
   'notify.broadcast': notifyBroadcast,
   'polls.close-due': pollsCloseDue,
+  'oauth.prune': oauthPrune,
   'moderation.check': moderationCheck,
   'moderation.sweep': moderationSweep,
 };

@@ -12,6 +12,13 @@ input, select, button.primary { font: inherit; padding: 8px; }
 button.primary { background: #3056d3; color: #fff; border: 0; border-radius: 6px; cursor: pointer; }
 .status { min-height: 1.5em; }
 .error { color: #b00020; }
+.warning { background: #fff4d6; border-left: 4px solid #e0a100; padding: 8px 12px; }
+fieldset { border: 0; padding: 0; display: grid; gap: 8px; }
+.scope { display: flex; gap: 8px; align-items: baseline; }
+.actions { display: flex; gap: 12px; }
+.client { display: flex; gap: 12px; align-items: center; }
+.connection { margin-bottom: 12px; }
+.connection form { display: inline; padding: 0; box-shadow: none; background: none; }
 code { background: #eef; padding: 2px 6px; border-radius: 4px; word-break: break-all; }
 table { width: 100%; border-collapse: collapse; background: #fff; }
 td, th { padding: 6px 8px; border-bottom: 1px solid #e3e5ee; text-align: left; }
@@ -58,7 +65,7 @@ function authForm(form, url, fields) {
       for (const name of fields) body[name] = form.elements[name].value;
       show(status, 'Signing in…');
       await postJson(url, body);
-      location.href = '/account';
+      location.href = form.dataset.next || '/account';
     } catch (err) {
       show(status, err.message, true);
     }

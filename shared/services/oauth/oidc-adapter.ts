@@ -25,6 +25,7 @@ export class OidcAdapter implements Adapter {
       userCode: payload.userCode ?? null,
       uid: payload.uid ?? null,
       expiresAt: typeof expiresIn === 'number' ? new Date(Date.now() + (expiresIn + this.clockToleranceSeconds) * 1000) : null,
+      ...(this.kind === 'Grant' ? { accountId: payload.accountId ?? null, clientId: payload.clientId ?? null } : {}),
     });
   }
 

@@ -1,0 +1,133 @@
+import { Router } from '@koa/router';
+import Provider, { errors, type InteractionResults } from 'oidc-provider';
+import { AppError } from '../../shared/errors.js';
+import type { Principal } from '../../shared/principal.js';
+import { MCP_SCOPES, mcpResourceOf, mcpScopesIn } from '../../shared/services/oauth/oauth-scopes.js';
+import { SESSION_COOKIE } from '../../shared/services/session.service.js';
+import type { RouteDeps } from '../routes/route-deps.js';
+import { renderPage } from '../site/pages/render-page.js';
+import type { AppContext, AppState } from '../state.js';
+import { consentPage, interactionErrorPage } from './consent.page.js';
+import { INTERACTION_PATH } from './provider.js';
+
+type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
+type Client = NonNullable<Awaited<ReturnType<Provider['Client']['find']>>>;
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
+
+/**
+ * The authorization server's pages: sign-in (through the site's own, which returns here) and
+ * consent. The provider's interaction cookie binds each step to the browser that started it.
+ */
+export function interactionRoutes(provider: Provider, { services, config }: RouteDeps) {
+  const router = new Router<AppState>({ prefix: INTERACTION_PATH });
+  const resource = mcpResourceOf(config.baseUrl);
+
+  const signedIn = async (ctx: AppContext): Promise<Principal | undefined> => {
+    const token = ctx.cookies.get(SESSION_COOKIE);
+    return token ? services.sessions.principalOf(token) : undefined;
+  };
+
+  /** The interaction this browser is in, or a page saying it is over. */
+  const interactionOf = async (ctx: AppContext): Promise<Interaction | undefined> => {
+    try {
+      const interaction = await provider.interactionDetails(ctx.req, ctx.res);
+      if (interaction.uid === ctx.params.uid) return interaction;
+    } catch (err) {
+      if (!(err instanceof errors.OIDCProviderError)) throw err;
+    }
+    ctx.status = 400;
+    renderPage(ctx, { title: 'Sign-in expired', body: interactionErrorPage('This sign-in has expired or was opened in another browser.') });
+    return undefined;
+  };
+
+  router.get('/:uid', async (ctx) => {
+    const interaction = await interactionOf(ctx);
+    if (!interaction) return;
+    const account = await signedIn(ctx);
+    if (!account) return ctx.redirect(`/login?next=${encodeURIComponent(ctx.path)}`);
+    const client = await provider.Client.find(String(interaction.params.client_id));
+    if (!client) throw AppError.notFound('Unknown client');
+    if (account.status !== 'active') {
+      return renderPage(ctx, { title: 'Connect an app', body: interactionErrorPage('This account is banned and cannot connect apps.'), signedIn: true });
+    }
+    const redirect = new URL(redirectUriOf(interaction, client));
+    renderPage(ctx, {
+      title: 'Connect an app',
+      signedIn: true,
+      formTargets: [formTargetOf(redirect)],
+      body: consentPage({
+        action: ctx.path,
+        username: account.username,
+        clientName: client.clientName ?? client.clientId,
+        clientHost: clientHostOf(client),
+        verified: isMetadataDocumentClient(client),
+        logoUri: client.logoUri ?? null,
+        redirectHost: redirect.protocol.startsWith('http') ? redirect.host : `${redirect.protocol}//`,
+        redirectIsLocal: LOOPBACK_HOSTS.has(redirect.hostname),
+        scopes: mcpScopesIn(String(interaction.params.scope ?? '')).map((name) => ({ name, words: MCP_SCOPES[name] })),
+      }),
+    });
+  });
+
+  router.post('/:uid', async (ctx) => {
+    // The form is this origin's own; a post from anywhere else is refused before anything is read.
+    const origin = ctx.get('origin');
+    if (origin && origin !== ctx.origin && origin !== new URL(config.baseUrl).origin) throw AppError.forbidden('Cross-site consent refused');
+    const interaction = await interactionOf(ctx);
+    if (!interaction) return;
+    const account = await signedIn(ctx);
+    if (!account) return ctx.redirect(`/login?next=${encodeURIComponent(ctx.path)}`);
+    const form = (ctx.request.body ?? {}) as { decision?: string; scope?: string | string[] };
+    const requested = mcpScopesIn(String(interaction.params.scope ?? ''));
+    const ticked = new Set([form.scope ?? []].flat());
+    const allowed = requested.filter((scope) => ticked.has(scope));
+
+    let result: InteractionResults;
+    if (form.decision !== 'allow' || account.status !== 'active' || (requested.length > 0 && allowed.length === 0)) {
+      result = { error: 'access_denied', error_description: 'The user did not allow access' };
+    } else {
+      const client = await provider.Client.find(String(interaction.params.client_id));
+      if (!client) throw AppError.notFound('Unknown client');
+      const grant = new provider.Grant({ accountId: account.id, clientId: client.clientId });
+      const oidcScopes = String(interaction.params.scope ?? '')
+        .split(' ')
+        .filter((scope) => scope === 'openid' || scope === 'offline_access');
+      if (oidcScopes.length) grant.addOIDCScope(oidcScopes.join(' '));
+      // The MCP scopes belong to the resource only; what the user unticked is refused, not left pending.
+      if (requested.length) grant.rejectOIDCScope(requested.join(' '));
+      if (allowed.length) grant.addResourceScope(resource, allowed.join(' '));
+      const unticked = requested.filter((scope) => !ticked.has(scope));
+      if (unticked.length) grant.rejectResourceScope(resource, unticked.join(' '));
+      const grantId = await grant.save();
+      await services.connections.connected(account, { clientId: client.clientId, clientName: client.clientName ?? null, clientUri: client.clientUri ?? null });
+      result = { login: { accountId: account.id }, consent: { grantId } };
+    }
+    const to = await provider.interactionResult(ctx.req, ctx.res, result, { mergeWithLastSubmission: false });
+    ctx.status = 303;
+    ctx.redirect(to);
+  });
+
+  return router;
+}
+
+function redirectUriOf(interaction: Interaction, client: Client): string {
+  return String(interaction.params.redirect_uri ?? client.redirectUris?.[0] ?? '');
+}
+
+/** What the consent form's CSP must let the browser reach: the callback's origin (any port on loopback) or scheme. */
+function formTargetOf(redirect: URL): string {
+  if (redirect.protocol !== 'http:' && redirect.protocol !== 'https:') return redirect.protocol;
+  if (LOOPBACK_HOSTS.has(redirect.hostname)) return `${redirect.protocol}//${redirect.hostname}:*`;
+  return redirect.origin;
+}
+
+/** Clients identified by an https metadata document are who their URL says. */
+function isMetadataDocumentClient(client: Client): boolean {
+  return /^https:\/\//.test(client.clientId);
+}
+
+function clientHostOf(client: Client): string | null {
+  const source = isMetadataDocumentClient(client) ? client.clientId : client.clientUri;
+  return source && URL.canParse(source) ? new URL(source).host : null;
+}

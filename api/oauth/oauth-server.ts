@@ -1,0 +1,37 @@
+import type { Middleware } from 'koa';
+import type Provider from 'oidc-provider';
+import type { RateLimits } from '../../shared/rate-limits.js';
+import type { AppState } from '../state.js';
+import { INTERACTION_PATH, OAUTH_PREFIX } from './provider.js';
+
+const DISCOVERY = '/.well-known/openid-configuration';
+// RFC 8414 metadata for an issuer without a path: the same document the OpenID discovery serves.
+const AUTHORIZATION_SERVER_METADATA = '/.well-known/oauth-authorization-server';
+const REGISTRATION = `${OAUTH_PREFIX}/register`;
+
+function isProviderPath(path: string): boolean {
+  if (path === DISCOVERY || path === AUTHORIZATION_SERVER_METADATA) return true;
+  return path.startsWith(`${OAUTH_PREFIX}/`) && !path.startsWith(`${INTERACTION_PATH}/`);
+}
+
+/**
+ * Hands the authorization server's endpoints to oidc-provider's own app (it parses its own bodies
+ * and answers OAuth errors in OAuth's shape). Open registration is limited per IP first.
+ */
+export function oauthServer(provider: Provider, issuer: string, rateLimits: Pick<RateLimits, 'clientRegistrationsByIp'>): Middleware<AppState> {
+  const callback = provider.callback();
+  // The provider builds its endpoint URLs from the request; it is told the issuer's scheme and host
+  // (it trusts these headers, and only these come from us), so metadata always names BASE_URL.
+  provider.proxy = true;
+  const { host, protocol } = new URL(issuer);
+  return async (ctx, next) => {
+    if (!isProviderPath(ctx.path)) return next();
+    if (ctx.method === 'POST' && ctx.path === REGISTRATION) await rateLimits.clientRegistrationsByIp.consume(ctx.ip);
+    if (ctx.path === AUTHORIZATION_SERVER_METADATA) ctx.req.url = `${DISCOVERY}${ctx.search}`;
+    ctx.req.headers['x-forwarded-host'] = host;
+    ctx.req.headers['x-forwarded-proto'] = protocol.slice(0, -1);
+    ctx.state.route = `${OAUTH_PREFIX}/*`;
+    ctx.respond = false;
+    await callback(ctx.req, ctx.res);
+  };
+}

@@ -1,0 +1,93 @@
+import { AppError } from '../../errors.js';
+import { type Principal, principalOf } from '../../principal.js';
+import type { AccountRepository } from '../../repositories/account.repository.js';
+import type { ConnectedClient, OAuthConnectionRepository } from '../../repositories/oauth-connection.repository.js';
+import type { OAuthModelRepository, OAuthModelPayload } from '../../repositories/oauth-model.repository.js';
+import { type McpScope, mcpScopesIn } from './oauth-scopes.js';
+
+/** An assistant connected to the account, as `GET /api/user/connections` lists it. */
+export interface Connection {
+  clientId: string;
+  clientName: string | null;
+  clientUri: string | null;
+  scopes: McpScope[];
+  connectedAt: string;
+  lastUsedAt: string | null;
+}
+
+// Registrations no grant ever used are deleted after a day; last use is written at most once a minute.
+const UNUSED_CLIENT_TTL_MS = 24 * 60 * 60 * 1000;
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+/**
+ * The assistants an account let in: recorded at consent, listed with what their live grants allow,
+ * and disconnected at once (every grant, code and token of that client for that account).
+ */
+export class ConnectionService {
+  constructor(
+    private readonly deps: {
+      connections: OAuthConnectionRepository;
+      models: OAuthModelRepository;
+      accountRows: AccountRepository;
+      /** The MCP resource whose scopes a grant holds. */
+      resource: string;
+    },
+  ) {}
+
+  async list(principal: Principal): Promise<Connection[]> {
+    const [rows, grants] = await Promise.all([this.deps.connections.list(principal.id), this.deps.models.grantsOf(principal.id)]);
+    const scopes = new Map<string, Set<McpScope>>();
+    for (const grant of grants) {
+      const held = scopes.get(grant.clientId) ?? new Set<McpScope>();
+      for (const scope of this.scopesOf(grant.payload)) held.add(scope);
+      scopes.set(grant.clientId, held);
+    }
+    // A connection whose grants have all lapsed can do nothing: it is not listed.
+    return rows
+      .filter((row) => scopes.has(row.clientId))
+      .map((row) => ({
+        clientId: row.clientId,
+        clientName: row.clientName,
+        clientUri: row.clientUri,
+        scopes: mcpScopesIn([...scopes.get(row.clientId)!].join(' ')),
+        connectedAt: row.connectedAt.toISOString(),
+        lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
+      }));
+  }
+
+  /** Revokes every grant and token of the client for this account; 404 if it was not connected. */
+  async disconnect(principal: Principal, clientId: string): Promise<void> {
+    const hadGrants = (await this.deps.models.grantsOf(principal.id, clientId)).length > 0;
+    await this.deps.models.destroyClientGrants(principal.id, clientId);
+    const hadConnection = await this.deps.connections.delete(principal.id, clientId);
+    if (!hadGrants && !hadConnection) throw AppError.notFound('No such connection');
+  }
+
+  /** The account approved the client (consent): it is listed from now on. */
+  async connected(principal: Principal, client: ConnectedClient): Promise<void> {
+    await this.deps.connections.upsert(principal.id, client);
+  }
+
+  /**
+   * Who a token of the client acts for, checked on every use: undefined for a banned or deleted
+   * account. Notes the use for the connections list.
+   */
+  async principalFor(accountId: string, clientId: string): Promise<Principal | undefined> {
+    const account = await this.deps.accountRows.findById(accountId);
+    if (!account || account.status !== 'active') return undefined;
+    await this.deps.connections.touch(accountId, clientId, LAST_USED_RESOLUTION_MS);
+    return principalOf(account);
+  }
+
+  /** Scheduled: drops expired codes, tokens and sessions, and registrations nobody ever used. */
+  async prune(now = new Date()): Promise<{ expired: number; unusedClients: number }> {
+    const expired = await this.deps.models.prune(now);
+    const unusedClients = await this.deps.models.pruneUnusedClients(new Date(now.getTime() - UNUSED_CLIENT_TTL_MS));
+    return { expired, unusedClients };
+  }
+
+  private scopesOf(grant: OAuthModelPayload): McpScope[] {
+    const resources = (grant.resources ?? {}) as Record<string, string>;
+    return mcpScopesIn(resources[this.deps.resource]);
+  }
+}
