@@ -29,14 +29,8 @@ import { WebMetrics } from './web-metrics.js';
  * `handle` is what the server listens with (the hot-file fast path in front of the app).
  */
 export async function createApp(container: Container, hub: NotificationHub) {
-  const { config, services, urls, repositories } = container;
-  const provider = await createOAuthProvider({
-    config,
-    models: repositories.oauthModels,
-    accountRows: repositories.accounts,
-    box: container.box,
-    logger: container.logger,
-  });
+  const { config, services, urls } = container;
+  const provider = await createOAuthProvider({ config, store: services.authorizationStore, logger: container.logger });
   const tokens = new AccessTokenVerifier(provider, mcpResourceOf(config.baseUrl), services.connections);
   const app = new Koa<AppState>();
   app.proxy = container.config.trustProxy;

@@ -36,6 +36,7 @@ import { FolderKeyService } from './services/folder-key.service.js';
 import { FolderService } from './services/folder.service.js';
 import { ModerationService } from './services/moderation.service.js';
 import { NotificationService } from './services/notification.service.js';
+import { AuthorizationStore } from './services/oauth/authorization-store.js';
 import { ConnectionService } from './services/oauth/connection.service.js';
 import { mcpResourceOf } from './services/oauth/oauth-scopes.js';
 import { OrphanSweepService } from './services/orphan-sweep.service.js';
@@ -121,6 +122,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     logger,
     baseUrl: config.baseUrl,
   });
+  const authorizationStore = new AuthorizationStore(repositories.oauthModels, repositories.accounts, box);
   const services = {
     accounts,
     notifications,
@@ -164,9 +166,10 @@ export async function createContainer(config: Config, options: ContainerOptions 
     connections: new ConnectionService({
       connections: repositories.oauthConnections,
       models: repositories.oauthModels,
-      accountRows: repositories.accounts,
+      store: authorizationStore,
       resource: mcpResourceOf(config.baseUrl),
     }),
+    authorizationStore,
     orphanSweep: new OrphanSweepService({ files: repositories.fileMaintenance, storage, logger }),
     dropLinks: new DropLinkService({
       links: repositories.dropLinks,

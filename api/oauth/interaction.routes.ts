@@ -1,5 +1,6 @@
 import { Router } from '@koa/router';
-import Provider, { errors, type InteractionResults } from 'oidc-provider';
+import type Provider from 'oidc-provider';
+import type { InteractionResults } from 'oidc-provider';
 import { AppError } from '../../shared/errors.js';
 import type { Principal } from '../../shared/principal.js';
 import { MCP_SCOPES, mcpResourceOf, mcpScopesIn } from '../../shared/services/oauth/oauth-scopes.js';
@@ -34,7 +35,9 @@ export function interactionRoutes(provider: Provider, { services, config }: Rout
       const interaction = await provider.interactionDetails(ctx.req, ctx.res);
       if (interaction.uid === ctx.params.uid) return interaction;
     } catch (err) {
-      if (!(err instanceof errors.OIDCProviderError)) throw err;
+      // The provider's own refusals (no interaction cookie, expired) carry a 4xx status.
+      const status = (err as { status?: unknown }).status;
+      if (typeof status !== 'number' || status >= 500) throw err;
     }
     ctx.status = 400;
     renderPage(ctx, { title: 'Sign-in expired', body: interactionErrorPage('This sign-in has expired or was opened in another browser.') });

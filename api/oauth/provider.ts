@@ -1,15 +1,12 @@
 import { Readable } from 'node:stream';
 import type { ReadableStream } from 'node:stream/web';
-import Provider, { type ClientMetadata, type Configuration, errors } from 'oidc-provider';
+import type Provider from 'oidc-provider';
+import type { ClientMetadata, Configuration } from 'oidc-provider';
 import type { Config } from '../../shared/config.js';
-import type { SecretBox } from '../../shared/crypto.js';
 import type { Logger } from '../../shared/logger.js';
 import { safeFetch } from '../../shared/net/safe-fetch.js';
-import type { AccountRepository } from '../../shared/repositories/account.repository.js';
-import type { OAuthModelRepository } from '../../shared/repositories/oauth-model.repository.js';
+import type { AuthorizationStore } from '../../shared/services/oauth/authorization-store.js';
 import { MCP_SCOPE_NAMES, mcpResourceOf } from '../../shared/services/oauth/oauth-scopes.js';
-import { oidcAdapterFactory } from '../../shared/services/oauth/oidc-adapter.js';
-import { loadSigningKey } from '../../shared/services/oauth/signing-keys.js';
 import { layout } from '../site/pages/html.js';
 import { interactionErrorPage } from './consent.page.js';
 
@@ -26,10 +23,23 @@ const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
 export interface OAuthProviderDeps {
   config: Pick<Config, 'baseUrl' | 'urlFetch'>;
-  models: OAuthModelRepository;
-  accountRows: AccountRepository;
-  box: SecretBox;
+  store: AuthorizationStore;
   logger: Logger;
+}
+
+/**
+ * Loads oidc-provider on first use, its import-time notices (it asks for Node 22 LTS and prints a
+ * warning on 20) becoming log lines: stderr stays for what the service itself has to say.
+ */
+async function importOidcProvider(logger: Logger): Promise<typeof import('oidc-provider')> {
+  const { warn, info } = console;
+  console.warn = (message: unknown) => logger.warn(String(message));
+  console.info = (message: unknown) => logger.info(String(message));
+  try {
+    return await import('oidc-provider');
+  } finally {
+    Object.assign(console, { warn, info });
+  }
 }
 
 /**
@@ -37,19 +47,19 @@ export interface OAuthProviderDeps {
  * sealed ES256 key, public clients by metadata document or registration, PKCE S256 always, opaque
  * tokens for `{BASE_URL}/mcp` only, rotating refresh tokens.
  */
-export async function createOAuthProvider({ config, models, accountRows, box, logger }: OAuthProviderDeps): Promise<Provider> {
+export async function createOAuthProvider({ config, store, logger }: OAuthProviderDeps): Promise<Provider> {
+  const { default: Provider, errors } = await importOidcProvider(logger);
   const resource = mcpResourceOf(config.baseUrl);
-  const signingKey = await loadSigningKey(models, box);
+  const signingKey = await store.signingKey();
   const configuration: Configuration = {
-    adapter: oidcAdapterFactory(models, CLOCK_TOLERANCE_SECONDS),
+    adapter: store.adapter(CLOCK_TOLERANCE_SECONDS),
     clockTolerance: CLOCK_TOLERANCE_SECONDS,
     jwks: { keys: [signingKey] },
-    cookies: { keys: [box.sign('oauth-cookie-keys')] },
+    cookies: { keys: store.cookieKeys() },
     async findAccount(_ctx, id) {
       // A banned (or deleted) account cannot sign in here, nor refresh a token it was given.
-      const account = await accountRows.findById(id);
-      if (!account || account.status !== 'active') return undefined;
-      return { accountId: account.id, claims: () => ({ sub: account.id }) };
+      const account = await store.activeAccount(id);
+      return account && { accountId: account.id, claims: () => ({ sub: account.id }) };
     },
     scopes: ['openid', 'offline_access', ...MCP_SCOPE_NAMES],
     claims: { openid: ['sub'] },

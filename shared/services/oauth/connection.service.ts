@@ -1,8 +1,8 @@
 import { AppError } from '../../errors.js';
-import { type Principal, principalOf } from '../../principal.js';
-import type { AccountRepository } from '../../repositories/account.repository.js';
+import type { Principal } from '../../principal.js';
 import type { ConnectedClient, OAuthConnectionRepository } from '../../repositories/oauth-connection.repository.js';
 import type { OAuthModelRepository, OAuthModelPayload } from '../../repositories/oauth-model.repository.js';
+import type { AuthorizationStore } from './authorization-store.js';
 import { type McpScope, mcpScopesIn } from './oauth-scopes.js';
 
 /** An assistant connected to the account, as `GET /api/user/connections` lists it. */
@@ -28,7 +28,7 @@ export class ConnectionService {
     private readonly deps: {
       connections: OAuthConnectionRepository;
       models: OAuthModelRepository;
-      accountRows: AccountRepository;
+      store: AuthorizationStore;
       /** The MCP resource whose scopes a grant holds. */
       resource: string;
     },
@@ -73,10 +73,9 @@ export class ConnectionService {
    * account. Notes the use for the connections list.
    */
   async principalFor(accountId: string, clientId: string): Promise<Principal | undefined> {
-    const account = await this.deps.accountRows.findById(accountId);
-    if (!account || account.status !== 'active') return undefined;
-    await this.deps.connections.touch(accountId, clientId, LAST_USED_RESOLUTION_MS);
-    return principalOf(account);
+    const account = await this.deps.store.activeAccount(accountId);
+    if (account) await this.deps.connections.touch(accountId, clientId, LAST_USED_RESOLUTION_MS);
+    return account;
   }
 
   /** Scheduled: drops expired codes, tokens and sessions, and registrations nobody ever used. */
