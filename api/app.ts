@@ -3,7 +3,7 @@ import { bodyParser } from '@koa/bodyparser';
 import Koa from 'koa';
 import type { Container } from '../shared/container.js';
 import { AppError } from '../shared/errors.js';
-import { mcpResourceOf } from '../shared/services/oauth/oauth-scopes.js';
+import { MCP_SCOPE_NAMES, mcpResourceOf } from '../shared/services/oauth/oauth-scopes.js';
 import type { NotificationHub } from '../shared/services/notification-hub.js';
 import { errorHandler, notFound } from './middleware/error.middleware.js';
 import { requireRedisForChanges } from './middleware/redis-gate.middleware.js';
@@ -47,7 +47,7 @@ export async function createApp(container: Container, hub: NotificationHub) {
   app.use(errorHandler(container.logger, container.health));
   app.use(hostedFiles(container, headers));
   app.use(metricsRoutes(metrics, container.config.metricsToken).routes());
-  app.use(oauthServer(provider, config.baseUrl, container.rateLimits));
+  app.use(oauthServer(provider, { issuer: config.baseUrl, defaultScope: MCP_SCOPE_NAMES.join(' ') }, container.rateLimits));
   app.use(requireRedisForChanges(container.redis));
   app.use(
     bodyParser({

@@ -8,6 +8,7 @@ const DISCOVERY = '/.well-known/openid-configuration';
 // RFC 8414 metadata for an issuer without a path: the same document the OpenID discovery serves.
 const AUTHORIZATION_SERVER_METADATA = '/.well-known/oauth-authorization-server';
 const REGISTRATION = `${OAUTH_PREFIX}/register`;
+const AUTHORIZATION = `${OAUTH_PREFIX}/authorize`;
 
 function isProviderPath(path: string): boolean {
   if (path === DISCOVERY || path === AUTHORIZATION_SERVER_METADATA) return true;
@@ -18,7 +19,22 @@ function isProviderPath(path: string): boolean {
  * Hands the authorization server's endpoints to oidc-provider's own app (it parses its own bodies
  * and answers OAuth errors in OAuth's shape). Open registration is limited per IP first.
  */
-export function oauthServer(provider: Provider, issuer: string, rateLimits: Pick<RateLimits, 'clientRegistrationsByIp'>): Middleware<AppState> {
+/**
+ * An authorization request that names no scope asks for the default (RFC 6749 §3.3): every MCP
+ * scope, each of which the user may still untick. (oidc-provider itself never grants an unasked scope.)
+ */
+function withDefaultScope(querystring: string, defaultScope: string): string | undefined {
+  const params = new URLSearchParams(querystring);
+  if (params.get('scope')?.trim()) return undefined;
+  params.set('scope', defaultScope);
+  return params.toString();
+}
+
+export function oauthServer(
+  provider: Provider,
+  { issuer, defaultScope }: { issuer: string; defaultScope: string },
+  rateLimits: Pick<RateLimits, 'clientRegistrationsByIp'>,
+): Middleware<AppState> {
   const callback = provider.callback();
   // The provider builds its endpoint URLs from the request; it is told the issuer's scheme and host
   // (it trusts these headers, and only these come from us), so metadata always names BASE_URL.
@@ -28,6 +44,10 @@ export function oauthServer(provider: Provider, issuer: string, rateLimits: Pick
     if (!isProviderPath(ctx.path)) return next();
     if (ctx.method === 'POST' && ctx.path === REGISTRATION) await rateLimits.clientRegistrationsByIp.consume(ctx.ip);
     if (ctx.path === AUTHORIZATION_SERVER_METADATA) ctx.req.url = `${DISCOVERY}${ctx.search}`;
+    if (ctx.path === AUTHORIZATION && ctx.method === 'GET') {
+      const query = withDefaultScope(ctx.querystring, defaultScope);
+      if (query) ctx.req.url = `${AUTHORIZATION}?${query}`;
+    }
     ctx.req.headers['x-forwarded-host'] = host;
     ctx.req.headers['x-forwarded-proto'] = protocol.slice(0, -1);
     ctx.state.route = `${OAUTH_PREFIX}/*`;

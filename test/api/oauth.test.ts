@@ -324,6 +324,17 @@ describe('OAuth 2.1 for assistants', () => {
     });
   });
 
+  describe('a request that names no scope', () => {
+    it('gets every MCP scope by default (RFC 6749 3.3) on the consent page, and a token with those left ticked', async () => {
+      const { client, browser } = await signedInClient();
+      const request = await authorizationRequest(client, []);
+      const { callback, consentPage } = await browser.authorize(request.url, { untick: ['folders:write'] });
+      for (const scope of ALL_SCOPES) expect(consentPage).to.include(`value="${scope}"`);
+      const tokens = await exchangeCode(client, callback, request);
+      expect(tokens.scope!.split(' ')).to.have.members(ALL_SCOPES.filter((s) => s !== 'folders:write'));
+    });
+  });
+
   describe('housekeeping', () => {
     it('prunes registrations that were never used after a day, and keeps used ones', async () => {
       const { as } = await discoverFromChallenge(mcpUrl);
@@ -337,6 +348,17 @@ describe('OAuth 2.1 for assistants', () => {
       expect(result.unusedClients).to.be.at.least(1);
       const left = await env.container.db.execute<{ id: string }>(sql`select id from oauth_models where kind = 'Client' and id in (${unused.client.client_id}, ${used.client.client_id})`);
       expect(rowsOf<{ id: string }>(left).map((r) => r.id)).to.deep.equal([used.client.client_id]);
+    });
+
+    // Last in the file: it spends this address's registrations.
+    it('limits open registration per IP (429 with Retry-After)', async () => {
+      const { as } = await discoverFromChallenge(mcpUrl);
+      const register = () =>
+        fetch(as.registration_endpoint!, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: ['http://127.0.0.1:7777/cb'] }) });
+      let res = await register();
+      for (let i = 0; i < 40 && res.status === 201; i++) res = await register();
+      expect(res.status).to.equal(429);
+      expect(Number(res.headers.get('retry-after'))).to.be.greaterThan(0);
     });
   });
 });

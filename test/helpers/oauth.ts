@@ -111,7 +111,7 @@ export async function authorizationRequest({ as, client, redirectUri }: TestClie
     client_id: client.client_id,
     redirect_uri: redirectUri,
     response_type: 'code',
-    scope: scopes.join(' '),
+    ...(scopes.length ? { scope: scopes.join(' ') } : {}),
     state,
     code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
     code_challenge_method: 'S256',
