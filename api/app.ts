@@ -32,6 +32,13 @@ export async function createApp(container: Container, hub: NotificationHub) {
   const { config, services, urls } = container;
   const provider = await createOAuthProvider({ config, store: services.authorizationStore, logger: container.logger });
   const tokens = new AccessTokenVerifier(provider, mcpResourceOf(config.baseUrl), services.connections);
+  const mcp = mcpRoutes(tokens, config, {
+    services,
+    rateLimits: container.rateLimits,
+    logger: container.logger,
+    arrivals: hub,
+    uploadMaxBytes: config.mcpUploadMaxBytes,
+  });
   const app = new Koa<AppState>();
   app.proxy = container.config.trustProxy;
   // Errors are rendered by errorHandler; this only silences Koa's default stderr printing.
@@ -48,6 +55,8 @@ export async function createApp(container: Container, hub: NotificationHub) {
   app.use(hostedFiles(container, headers));
   app.use(metricsRoutes(metrics, container.config.metricsToken).routes());
   app.use(oauthServer(provider, { issuer: config.baseUrl, defaultScope: MCP_SCOPE_NAMES.join(' ') }, container.rateLimits));
+  // Before the Redis gate and the JSON parser: tools answer for themselves, and bodies may be large.
+  app.use(mcp.router.routes());
   app.use(requireRedisForChanges(container.redis));
   app.use(
     bodyParser({
@@ -63,7 +72,6 @@ export async function createApp(container: Container, hub: NotificationHub) {
     }),
   );
   app.use(api.routes());
-  app.use(mcpRoutes(tokens, config).routes());
   app.use(interactionRoutes(provider, container).routes());
   app.use(pages.routes());
   app.use(albumPagesRoutes(container).routes());
@@ -85,5 +93,5 @@ export async function createApp(container: Container, hub: NotificationHub) {
     }
     if (!answered) void callback(req, res);
   };
-  return { app, handle };
+  return { app, handle, close: mcp.close };
 }

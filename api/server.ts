@@ -24,7 +24,7 @@ export async function startWebServer(container: Container, port: number, host = 
   const stopPurges = await container.services.cachePurges.subscribe(subscriber);
   const hub = new NotificationHub(subscriber, container.services.notifications.channel, container.logger);
   await hub.start();
-  const { handle } = await createApp(container, hub);
+  const { handle, close: closeApp } = await createApp(container, hub);
   const server = createServer(handle);
   server.requestTimeout = REQUEST_TIMEOUT_MS;
   await new Promise<void>((resolve, reject) => {
@@ -48,6 +48,7 @@ export async function startWebServer(container: Container, port: number, host = 
       await hub.stop();
       const sweep = setInterval(() => server.closeIdleConnections(), 50);
       await closed;
+      await closeApp();
       clearInterval(sweep);
       deadline?.removeEventListener('abort', cutOff);
     },

@@ -57,6 +57,7 @@ const envSchema = z
     RATE_LIMIT_LOGIN_FAILURES: z.coerce.number().int().positive().default(10),
     CAPTCHA_MAX_NUMBER: z.coerce.number().int().min(10).default(50_000),
     URL_FETCH_TIMEOUT_MS: z.coerce.number().int().positive().default(10 * 60 * 1000),
+    MCP_UPLOAD_MAX_BYTES: z.coerce.number().int().positive().max(100 * 1024 * 1024).default(20 * 1024 * 1024),
     // Test-only: origins (e.g. http://127.0.0.1:5123) that URL fetches may reach despite the SSRF rules.
     URL_FETCH_ALLOWED_ORIGINS: z
       .string()
@@ -199,6 +200,8 @@ export function parseConfig(env: Env, options: ConfigOptions = {}) {
     cdnPurge: e.CDN_PURGE_URL
       ? { urlTemplate: e.CDN_PURGE_URL, method: e.CDN_PURGE_METHOD, authorization: e.CDN_PURGE_AUTHORIZATION }
       : undefined,
+    // upload_file carries its bytes in the JSON-RPC body (base64): this bounds both.
+    mcpUploadMaxBytes: e.MCP_UPLOAD_MAX_BYTES,
     urlFetch: {
       timeoutMs: e.URL_FETCH_TIMEOUT_MS,
       allowedOrigins: (e.URL_FETCH_ALLOWED_ORIGINS ?? []).map((o) => new URL(o).origin),

@@ -31,6 +31,7 @@ import { CachePurgeService } from './services/cache-purge.service.js';
 import { DashboardService } from './services/dashboard.service.js';
 import { DropLinkService } from './services/drop-link.service.js';
 import { FileBodyCache } from './services/file-body-cache.js';
+import { FileBrowserService } from './services/file-browser.service.js';
 import { FileCache } from './services/file-cache.js';
 import { FolderKeyService } from './services/folder-key.service.js';
 import { FolderService } from './services/folder.service.js';
@@ -159,6 +160,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
       jobs,
       logger,
     }),
+    fileBrowser: new FileBrowserService({ files: repositories.files, folders, storage, moderation, urls }),
     urlFormats: new UrlFormatService(repositories.accounts, urls, plans),
     dashboard: new DashboardService({ files: repositories.files, accountRows: repositories.accounts, accounts, folders, folderKeys, urls }),
     hosted: new HostedFileService(repositories.files, repositories.publicFiles, repositories.accounts, storage, fileCache, moderation),

@@ -1,41 +1,30 @@
+import { bodyParser } from '@koa/bodyparser';
 import { Router } from '@koa/router';
+import { hostHeaderValidation, originValidation, toNodeHandler } from '@modelcontextprotocol/node';
+import type { Middleware } from 'koa';
 import type { Config } from '../../shared/config.js';
-import { MCP_SCOPE_NAMES, type McpScope, mcpResourceOf } from '../../shared/services/oauth/oauth-scopes.js';
+import { AppError } from '../../shared/errors.js';
+import { MCP_SCOPE_NAMES, mcpResourceOf } from '../../shared/services/oauth/oauth-scopes.js';
 import type { AccessTokenVerifier } from '../oauth/access-tokens.js';
 import type { AppState } from '../state.js';
 import { holdsScopes, mcpPrincipalOf, requireMcpToken } from './bearer.middleware.js';
+import { authInfoOf, createMcpEndpoint, type McpServerDeps } from './mcp-server.js';
+import { TOOL_SCOPES } from './tools.js';
 
-/** The scopes each of the spec's MCP tools needs. */
-export const TOOL_SCOPES: Record<string, McpScope[]> = {
-  get_account: ['account:read'],
-  list_files: ['files:read'],
-  get_file: ['files:read'],
-  view_file: ['files:read'],
-  request_file_from_user: ['files:write'],
-  check_file_handoff: ['files:read'],
-  upload_file: ['files:write'],
-  upload_from_url: ['files:write'],
-  rename_files: ['files:write'],
-  move_files: ['files:write'],
-  delete_files: ['files:delete'],
-  list_folders: ['folders:read'],
-  create_folder: ['folders:write'],
-  delete_folder: ['folders:write'],
-  share_folder: ['folders:write'],
-};
-
-interface JsonRpcRequest {
-  id?: string | number | null;
-  method?: string;
-  params?: { name?: string };
+interface JsonRpcMessage {
+  method?: unknown;
+  params?: { name?: unknown };
 }
 
+const LOOPBACK = ['localhost', '127.0.0.1', '[::1]'];
+
 /**
- * `/mcp` behind its bearer gate, and the protected-resource metadata (RFC 9728) clients discover it
- * by. Until the MCP server lands the endpoint checks the token and a called tool's scopes, then
- * answers that the method is not there yet.
+ * `/mcp` (Streamable HTTP) behind its bearer gate, and the protected-resource metadata (RFC 9728)
+ * clients discover it by. A call to a tool the token's scopes do not cover is refused with 403
+ * insufficient_scope before the MCP server sees it, so clients can step up.
  */
-export function mcpRoutes(verifier: AccessTokenVerifier, { baseUrl }: Pick<Config, 'baseUrl'>) {
+export function mcpRoutes(verifier: AccessTokenVerifier, config: Pick<Config, 'baseUrl' | 'siteUrl' | 'mcpUploadMaxBytes'>, deps: McpServerDeps) {
+  const { baseUrl } = config;
   const router = new Router<AppState>();
   const metadata = {
     resource: mcpResourceOf(baseUrl),
@@ -53,17 +42,39 @@ export function mcpRoutes(verifier: AccessTokenVerifier, { baseUrl }: Pick<Confi
     });
   }
 
-  router.all('/mcp', requireMcpToken(verifier, baseUrl), (ctx) => {
-    const request = (ctx.request.body ?? {}) as JsonRpcRequest;
-    const tool = request.method === 'tools/call' ? request.params?.name : undefined;
-    const needed = tool ? TOOL_SCOPES[tool] : undefined;
-    if (needed && !holdsScopes(ctx, needed, baseUrl)) return;
-    const { account, scopes } = mcpPrincipalOf(ctx);
-    ctx.body = {
-      jsonrpc: '2.0',
-      id: request.id ?? null,
-      error: { code: -32601, message: 'The MCP server is not available yet', data: { username: account.username, scopes } },
-    };
+  // upload_file's base64 is a third larger than its bytes; the rest of a request is small.
+  const maxBody = Math.ceil((config.mcpUploadMaxBytes * 4) / 3) + 256 * 1024;
+  const endpoint = createMcpEndpoint(deps, maxBody);
+  const handle = toNodeHandler(endpoint, { maxRequestBodySize: maxBody });
+  // DNS-rebinding protection: only our own hosts, and browsers only from our own pages or loopback.
+  const ownHosts = [...new Set([new URL(baseUrl).hostname, new URL(config.siteUrl).hostname, ...LOOPBACK])];
+  const validHost = hostHeaderValidation(ownHosts);
+  const validOrigin = originValidation(ownHosts);
+  const hostAndOrigin: Middleware<AppState> = async (ctx, next) => {
+    if (!validHost(ctx.req, ctx.res) || !validOrigin(ctx.req, ctx.res)) {
+      ctx.respond = false;
+      return;
+    }
+    await next();
+  };
+  const body = bodyParser({
+    enableTypes: ['json'],
+    jsonLimit: maxBody,
+    onError: (err) => {
+      throw (err as { status?: number }).status === 413 ? AppError.tooLarge(`An MCP request is at most ${maxBody} bytes`) : AppError.badRequest('Malformed JSON body');
+    },
   });
-  return router;
+
+  router.all('/mcp', hostAndOrigin, requireMcpToken(verifier, baseUrl), body, async (ctx) => {
+    const parsed = ctx.is('application/json') ? (ctx.request.body as JsonRpcMessage | JsonRpcMessage[] | undefined) : undefined;
+    const needed = [parsed ?? []]
+      .flat()
+      .map((message) => (message?.method === 'tools/call' ? TOOL_SCOPES[String(message.params?.name)] : undefined))
+      .filter((scope) => scope !== undefined);
+    if (needed.length && !holdsScopes(ctx, [...new Set(needed)], baseUrl)) return;
+    const token = /^Bearer +([^\s]+)/i.exec(ctx.get('authorization'))![1]!;
+    ctx.respond = false;
+    await handle(Object.assign(ctx.req, { auth: authInfoOf(token, mcpPrincipalOf(ctx)) }), ctx.res, parsed);
+  });
+  return { router, close: () => endpoint.close() };
 }

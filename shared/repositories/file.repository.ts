@@ -21,6 +21,41 @@ export interface FileListQuery {
   sortOrder: 'asc' | 'desc';
 }
 
+/** What a file is, as assistants filter and describe it (from its detected type). */
+export const FILE_KINDS = ['image', 'video', 'audio', 'document', 'other'] as const;
+export type FileKind = (typeof FILE_KINDS)[number];
+
+const DOCUMENT_TYPES = ['application/pdf', 'application/rtf', 'application/msword', 'application/json', 'application/epub+zip'];
+const DOCUMENT_PREFIXES = ['text/', 'application/vnd.openxmlformats-officedocument.', 'application/vnd.oasis.opendocument.', 'application/vnd.ms-'];
+
+export function kindOf(mimeType: string): FileKind {
+  for (const kind of ['image', 'video', 'audio'] as const) if (mimeType.startsWith(`${kind}/`)) return kind;
+  if (DOCUMENT_TYPES.includes(mimeType) || DOCUMENT_PREFIXES.some((prefix) => mimeType.startsWith(prefix))) return 'document';
+  return 'other';
+}
+
+/** The same rule as `kindOf`, as SQL on `files.mime_type`. */
+function kindCondition(kind: FileKind): SQL {
+  const like = (prefix: string) => sql`${files.mimeType} like ${`${prefix}%`}`;
+  const isDocument = sql`(${files.mimeType} in ${DOCUMENT_TYPES} or ${sql.join(DOCUMENT_PREFIXES.map(like), sql` or `)})`;
+  if (kind === 'document') return isDocument;
+  if (kind !== 'other') return like(`${kind}/`);
+  return sql`not (${like('image/')} or ${like('video/')} or ${like('audio/')} or ${isDocument})`;
+}
+
+/** A keyset page of an account's files, newest first (for assistants: stable under inserts). */
+export interface FileBrowseQuery {
+  limit: number;
+  /** after this (createdAt, id), exclusive */
+  after?: { createdAt: Date; id: string } | undefined;
+  search?: string | undefined;
+  /** a folder id, 'root' for files outside folders, or undefined for all */
+  folderId?: string | undefined;
+  kind?: FileKind | undefined;
+  uploadedAfter?: Date | undefined;
+  uploadedBefore?: Date | undefined;
+}
+
 export interface Replacement {
   objectKey: string;
   size: number;
@@ -51,8 +86,25 @@ export class FileRepository {
    * One page of an account's files and how many match, for the dashboard. Without a search or a
    * folder every file matches, and the account row already holds that number (`fileCount`).
    */
-  async page(accountId: string, query: FileListQuery): Promise<{ rows: FileRow[]; matching: number | undefined }> {
-    const conditions: SQL[] = [eq(files.accountId, accountId)];
+  async browse(accountId: string, query: FileBrowseQuery): Promise<FileRow[]> {
+    const conditions: (SQL | undefined)[] = [eq(files.accountId, accountId), ...this.narrowing(query)];
+    if (query.kind) conditions.push(kindCondition(query.kind));
+    if (query.uploadedAfter) conditions.push(sql`${files.createdAt} >= ${query.uploadedAfter.toISOString()}::timestamptz`);
+    if (query.uploadedBefore) conditions.push(sql`${files.createdAt} < ${query.uploadedBefore.toISOString()}::timestamptz`);
+    // Keyed at millisecond precision, the precision a cursor carries (timestamps are stored in µs).
+    const at = sql`date_trunc('milliseconds', ${files.createdAt})`;
+    if (query.after) conditions.push(sql`(${at}, ${files.id}) < (${query.after.createdAt.toISOString()}::timestamptz, ${query.after.id}::uuid)`);
+    return this.db
+      .select()
+      .from(files)
+      .where(and(...conditions))
+      .orderBy(desc(at), desc(files.id))
+      .limit(query.limit);
+  }
+
+  /** The folder and name-search conditions both listings share. */
+  private narrowing(query: { folderId?: string | undefined; search?: string | undefined }): SQL[] {
+    const conditions: SQL[] = [];
     if (query.folderId === 'root') conditions.push(isNull(files.folderId));
     else if (query.folderId) conditions.push(eq(files.folderId, query.folderId));
     if (query.search) {
@@ -60,6 +112,11 @@ export class FileRepository {
       const pattern = `%${query.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
       conditions.push(sql`(${files.filename} || E'\\x01' || ${files.originalName}) ilike ${pattern}`);
     }
+    return conditions;
+  }
+
+  async page(accountId: string, query: FileListQuery): Promise<{ rows: FileRow[]; matching: number | undefined }> {
+    const conditions: SQL[] = [eq(files.accountId, accountId), ...this.narrowing(query)];
     const where = and(...conditions);
     const order = query.sortOrder === 'asc' ? asc : desc;
     const narrowed = conditions.length > 1;

@@ -161,6 +161,23 @@ export class AccountService {
     };
   }
 
+  /** What an assistant may know of the account: no key, no email, nothing to sign in with. */
+  async overview(principal: Principal) {
+    const account = await this.row(principal.id);
+    const plan = this.plans.of(account.plan);
+    const uploadsToday = todayCountOf(account);
+    return {
+      username: account.username,
+      plan: account.plan,
+      limits: { ...this.limitsOf(account), maxFileSizeBytes: plan.maxFileSize, maxFolders: plan.maxFolders },
+      usage: { uploadsToday, storageUsedBytes: account.storageUsed, files: account.fileCount },
+      remaining: {
+        uploadsToday: Math.max(0, plan.dailyLimit - uploadsToday),
+        storageBytes: Math.max(0, plan.monthlyStorageLimit - account.storageUsed),
+      },
+    };
+  }
+
   /** The user object of login responses (and the base of the profile). */
   summary(account: AccountRow) {
     return {

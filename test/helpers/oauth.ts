@@ -140,15 +140,16 @@ export async function tokenRequest(as: oauth.AuthorizationServer, form: Record<s
   return { status: res.status, body: (await res.json()) as { error?: string; access_token?: string; refresh_token?: string } };
 }
 
-/** Calls `/mcp` with a bearer token (or none), optionally as a tools/call of `tool`. */
+/** Calls `/mcp` with a bearer token (or none): a 2025-style tools/list, or a tools/call of `tool`. */
 export async function callMcp(mcpUrl: string, token: string | undefined, tool?: string) {
-  const body = tool ? { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: {} } } : { jsonrpc: '2.0', id: 1, method: 'ping' };
+  const body = tool ? { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: {} } } : { jsonrpc: '2.0', id: 1, method: 'tools/list' };
   const res = await fetch(mcpUrl, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(token ? { authorization: `Bearer ${token}` } : {}) },
     body: JSON.stringify(body),
   });
-  return { status: res.status, challenge: res.headers.get('www-authenticate') ?? '', body: (await res.json()) as Record<string, any> };
+  // The MCP server answers 2025-style requests as a one-event stream; refusals as JSON.
+  return { status: res.status, challenge: res.headers.get('www-authenticate') ?? '', text: await res.text() };
 }
 
 /** A loopback callback a client would listen on; it only has to exist for the browser. */

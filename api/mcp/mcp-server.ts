@@ -1,0 +1,83 @@
+import { type AuthInfo, createMcpHandler, McpServer } from '@modelcontextprotocol/server';
+import type { Container } from '../../shared/container.js';
+import { isAppError } from '../../shared/errors.js';
+import type { DropArrivals } from '../../shared/services/drop-link.service.js';
+import type { McpPrincipal } from '../oauth/access-tokens.js';
+import { type McpTool, TOOLS, type ToolContext } from './tools.js';
+
+type ToolResult = {
+  content: ({ type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string })[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+};
+
+export interface McpServerDeps {
+  services: Container['services'];
+  rateLimits: Container['rateLimits'];
+  logger: Container['logger'];
+  arrivals: DropArrivals;
+  uploadMaxBytes: number;
+}
+
+// The MCP interface's own version (tools and their schemas), not the package's.
+const SERVER_INFO = { name: 'hosted-files', title: 'Hosted Files', version: '1.0.0' };
+
+/** The caller, as the route hands it to the SDK (`AuthInfo.extra`). */
+export function authInfoOf(token: string, caller: McpPrincipal): AuthInfo {
+  return { token, clientId: caller.clientId, scopes: caller.scopes, extra: { caller } };
+}
+
+/**
+ * The MCP endpoint's handler: a fresh server per request (both the 2026-07-28 stateless revision
+ * and, through the SDK's fallback, 2025-era clients), holding only the tools the caller's scopes allow.
+ */
+export function createMcpEndpoint(deps: McpServerDeps, maxRequestBodySize: number) {
+  return createMcpHandler(
+    ({ authInfo }) => {
+      const caller = authInfo?.extra?.caller as McpPrincipal | undefined;
+      if (!caller) throw new Error('MCP request without a verified caller');
+      const server = new McpServer(SERVER_INFO);
+      for (const tool of TOOLS) if (caller.scopes.includes(tool.scope)) register(server, tool as McpTool, caller, deps);
+      return server;
+    },
+    { legacy: 'stateless', maxRequestBodySize, onerror: (err) => deps.logger.warn({ err }, 'MCP request refused') },
+  );
+}
+
+function register(server: McpServer, tool: McpTool, caller: McpPrincipal, deps: McpServerDeps) {
+  server.registerTool(
+    tool.name,
+    { title: tool.title, description: tool.description, inputSchema: tool.input, outputSchema: tool.output, annotations: tool.annotations },
+    async (input: unknown, extra): Promise<ToolResult> => {
+      const { signal, notify } = extra.mcpReq;
+      const progressToken = extra.mcpReq._meta?.progressToken;
+      const context: ToolContext = {
+        caller,
+        services: deps.services,
+        rateLimits: deps.rateLimits,
+        arrivals: deps.arrivals,
+        uploadMaxBytes: deps.uploadMaxBytes,
+        signal,
+        progress: async (progress, total, message) => {
+          if (progressToken !== undefined) await notify({ method: 'notifications/progress', params: { progressToken, progress, total, message } });
+        },
+      };
+      try {
+        const { data, image } = await tool.run(context, input as never);
+        const structured = data as Record<string, unknown>;
+        const content: ToolResult['content'] = [{ type: 'text', text: JSON.stringify(structured) }];
+        if (image) content.push({ type: 'image', data: image.data.toString('base64'), mimeType: image.mimeType });
+        return { content, structuredContent: structured };
+      } catch (err) {
+        return failure(err, tool.name, deps.logger);
+      }
+    },
+  );
+}
+
+/** A refusal says what was wrong; anything else is logged and reported without its details. */
+function failure(err: unknown, tool: string, logger: Container['logger']): ToolResult {
+  if (isAppError(err) && err.expose) return { content: [{ type: 'text', text: err.message }], isError: true };
+  logger.error({ err, tool }, 'MCP tool failed');
+  return { content: [{ type: 'text', text: `${tool} failed on the server; nothing more is known to the client. Try again later.` }], isError: true };
+}

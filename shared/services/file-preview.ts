@@ -1,0 +1,59 @@
+import { spawn } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import sharp from 'sharp';
+
+/** What assistants accept for an image: the long edge at most 1568 px, a few hundred KB. */
+export const PREVIEW_MAX_EDGE = 1568;
+export const PREVIEW_MAX_BYTES = 400 * 1024;
+
+export interface Preview {
+  data: Buffer;
+  mimeType: 'image/jpeg' | 'image/png';
+}
+
+/**
+ * An image downscaled for an assistant to look at: JPEG (PNG when it has transparency), stepping the
+ * quality and then the size down until it fits PREVIEW_MAX_BYTES. Animations give their first frame.
+ */
+export async function imagePreview(body: Readable, signal?: AbortSignal): Promise<Preview> {
+  const decoder = sharp({ failOn: 'none', limitInputPixels: 268_402_689 }).rotate();
+  const [, source] = await Promise.all([pipeline(body, decoder, { signal }), decoder.toBuffer({ resolveWithObject: true })]);
+  const hasAlpha = source.info.channels === 4;
+  for (let edge = PREVIEW_MAX_EDGE; ; edge = Math.round(edge * 0.75)) {
+    for (const quality of hasAlpha ? [0] : [82, 70, 55]) {
+      const resized = sharp(source.data, { raw: source.info }).resize(edge, edge, { fit: 'inside', withoutEnlargement: true });
+      const data = hasAlpha ? await resized.png({ compressionLevel: 9, palette: true }).toBuffer() : await resized.jpeg({ quality, mozjpeg: true }).toBuffer();
+      if (data.length <= PREVIEW_MAX_BYTES || edge < 64) return { data, mimeType: hasAlpha ? 'image/png' : 'image/jpeg' };
+    }
+  }
+}
+
+/**
+ * One frame of a video, as a preview. The body goes to a temporary file first: an MP4 whose index
+ * sits at its end cannot be read from a pipe.
+ */
+export async function videoFramePreview(body: Readable, signal?: AbortSignal): Promise<Preview> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'hfs-frame-'));
+  try {
+    const input = path.join(dir, 'video');
+    await pipeline(body, createWriteStream(input), { signal });
+    const ffmpeg = spawn('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-i', input, '-frames:v', '1', '-f', 'image2pipe', '-vcodec', 'png', 'pipe:1'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+      ...(signal ? { signal } : {}),
+    });
+    const exited = new Promise<number | null>((resolve, reject) => {
+      ffmpeg.once('error', reject);
+      ffmpeg.once('close', resolve);
+    });
+    const [preview, code] = await Promise.all([imagePreview(ffmpeg.stdout, signal), exited]);
+    if (code !== 0) throw new Error(`ffmpeg exited with ${code}`);
+    return preview;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
