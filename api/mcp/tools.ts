@@ -75,8 +75,8 @@ const uploaded = z.object({
   expiry: z.string().nullable(),
   deletionUrl: z.string(),
 });
-const folder = z.object({ id: z.string(), name: z.string(), createdAt: z.string(), fileCount: z.number(), shared: z.boolean(), shareUrl: z.string().nullable() });
-const dropLink = z.object({
+const folder = z.looseObject({ id: z.string(), name: z.string(), createdAt: z.string(), fileCount: z.number(), shared: z.boolean(), shareUrl: z.string().nullable() });
+const dropLink = z.looseObject({
   id: z.string(),
   url: z.string(),
   status: z.string(),
@@ -85,7 +85,7 @@ const dropLink = z.object({
   maxSizeBytes: z.number().nullable(),
   expiresAt: z.string(),
   receivedAt: z.string().nullable(),
-  file: z.object({ filename: z.string(), originalName: z.string(), url: z.string(), size: z.number(), mimeType: z.string() }).nullable(),
+  file: z.looseObject({ filename: z.string(), originalName: z.string(), url: z.string(), size: z.number(), mimeType: z.string() }).nullable(),
 });
 const itemResult = z.object({ filename: z.string(), ok: z.boolean(), error: z.string().optional() });
 
@@ -199,8 +199,10 @@ export const TOOLS = [
     run: async ({ caller, services, arrivals, signal, progress }, { id, waitSeconds }) => {
       const seconds = waitSeconds ?? MAX_DROP_WAIT_SECONDS - 5;
       const started = Date.now();
-      // A heartbeat while waiting, so clients see the call is alive.
-      const beat = setInterval(() => void progress(Math.round((Date.now() - started) / 1000), seconds, 'waiting for the file').catch(() => undefined), 5000);
+      // Progress at once and then every few seconds while waiting, so clients see the call is alive.
+      const report = () => void progress(Math.round((Date.now() - started) / 1000), seconds, 'waiting for the file').catch(() => undefined);
+      report();
+      const beat = setInterval(report, 5000);
       try {
         return { data: await services.dropLinks.get(caller.account, id, { waitSeconds: seconds, arrivals, signal }) };
       } finally {

@@ -21,7 +21,11 @@ export interface Preview {
  * quality and then the size down until it fits PREVIEW_MAX_BYTES. Animations give their first frame.
  */
 export async function imagePreview(body: Readable, signal?: AbortSignal): Promise<Preview> {
-  const decoder = sharp({ failOn: 'none', limitInputPixels: 268_402_689 }).rotate();
+  // Decoded straight to the largest size wanted, so a huge image never sits in memory at full size.
+  const decoder = sharp({ failOn: 'none', limitInputPixels: 268_402_689 })
+    .rotate()
+    .resize(PREVIEW_MAX_EDGE, PREVIEW_MAX_EDGE, { fit: 'inside', withoutEnlargement: true })
+    .raw();
   const [, source] = await Promise.all([pipeline(body, decoder, { signal }), decoder.toBuffer({ resolveWithObject: true })]);
   const hasAlpha = source.info.channels === 4;
   for (let edge = PREVIEW_MAX_EDGE; ; edge = Math.round(edge * 0.75)) {

@@ -6,11 +6,13 @@ import {
   ALL_SCOPES,
   authorizationRequest,
   callMcp,
+  connectAssistant,
   discoverFromChallenge,
   exchangeCode,
   PageSession,
   refresh,
   registerClient,
+  signedInAssistant,
   type TestClient,
   tokenRequest,
 } from '../helpers/oauth.js';
@@ -26,24 +28,8 @@ describe('OAuth 2.1 for assistants', () => {
   });
   after(() => env.close());
 
-  /** A registered client and a browser signed in as `user` (a new account unless given). */
-  async function signedInClient(options: { redirectUri?: string; name?: string; user?: { username: string } } = {}) {
-    const user = options.user ?? (await env.createAccount());
-    const { as } = await discoverFromChallenge(mcpUrl);
-    const client = await registerClient(as, options.redirectUri ?? 'http://127.0.0.1:7777/callback', options.name);
-    const browser = new PageSession(base);
-    await browser.signIn(user.username);
-    return { user, client, browser };
-  }
-
-  /** A signed-in user, a registered client, and the tokens the full flow gave it. */
-  async function connect(options: { scopes?: string[]; untick?: string[]; name?: string; user?: { username: string } } = {}) {
-    const { user, client, browser } = await signedInClient(options);
-    const request = await authorizationRequest(client, options.scopes ?? ALL_SCOPES);
-    const { callback, consentPage } = await browser.authorize(request.url, { untick: options.untick ?? [] });
-    const tokens = await exchangeCode(client, callback, request);
-    return { user, client, browser, request, callback, consentPage, tokens };
-  }
+  const signedInClient = (options: Parameters<typeof signedInAssistant>[1] = {}) => signedInAssistant(env, options);
+  const connect = (options: Parameters<typeof connectAssistant>[1] = {}) => connectAssistant(env, options);
 
   describe('discovery', () => {
     it('publishes the authorization server metadata at both well-known paths', async () => {

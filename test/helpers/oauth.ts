@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import * as oauth from 'oauth4webapi';
 import { ApiClient } from './api-client.js';
 import { solveCaptcha } from './captcha.js';
+import type { TestEnv } from './test-env.js';
 
 export const ALL_SCOPES = ['account:read', 'files:read', 'files:write', 'files:delete', 'folders:read', 'folders:write'];
 // The test server's issuer is plain http on loopback.
@@ -158,4 +159,27 @@ export async function startCallbackServer(): Promise<{ url: string; server: Serv
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return { url: `http://127.0.0.1:${port}/callback`, server, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+/** A registered client and a browser signed in as `user` (a new account of `env` unless given). */
+export async function signedInAssistant(env: TestEnv, options: { redirectUri?: string; name?: string; user?: { username: string } } = {}) {
+  const base = env.container.config.baseUrl;
+  const user = options.user ?? (await env.createAccount());
+  const { as } = await discoverFromChallenge(`${base}/mcp`);
+  const client = await registerClient(as, options.redirectUri ?? 'http://127.0.0.1:7777/callback', options.name);
+  const browser = new PageSession(base);
+  await browser.signIn(user.username);
+  return { user, client, browser };
+}
+
+/** The whole flow through the real pages: a signed-in user, a registered client, and its tokens. */
+export async function connectAssistant(
+  env: TestEnv,
+  options: { scopes?: string[]; untick?: string[]; name?: string; user?: { username: string } } = {},
+) {
+  const { user, client, browser } = await signedInAssistant(env, options);
+  const request = await authorizationRequest(client, options.scopes ?? ALL_SCOPES);
+  const { callback, consentPage } = await browser.authorize(request.url, { untick: options.untick ?? [] });
+  const tokens = await exchangeCode(client, callback, request);
+  return { user, client, browser, request, callback, consentPage, tokens };
 }
