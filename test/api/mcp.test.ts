@@ -1,6 +1,7 @@
 import { Client, InsufficientScopeError, SdkHttpError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { expect } from 'chai';
 import { eq } from 'drizzle-orm';
+import { request } from 'node:http';
 import sharp from 'sharp';
 import { files } from '../../shared/db/schema.js';
 import { pngBytes } from '../helpers/media.js';
@@ -238,3 +239,44 @@ for (const revision of REVISIONS) {
     });
   });
 }
+
+describe('MCP endpoint guards', function () {
+  this.timeout(30_000);
+  let env: TestEnv;
+  let mcpUrl: string;
+  let token: string;
+  before(async () => {
+    env = await createTestEnv({ env: { CAPTCHA_MAX_NUMBER: '2000', MCP_UPLOAD_MAX_BYTES: String(UPLOAD_MAX_BYTES) } });
+    mcpUrl = `${env.container.config.baseUrl}/mcp`;
+    token = (await connectAssistant(env)).tokens.access_token;
+  });
+  after(() => env.close());
+
+  const post = (headers: Record<string, string>, body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' })) =>
+    fetch(mcpUrl, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body });
+
+  it('refuses a browser Origin that is not the service with 403, and a Host that is not the service (DNS rebinding)', async () => {
+    expect((await post({})).status).to.equal(200);
+    expect((await post({ origin: env.container.config.baseUrl })).status).to.equal(200);
+    expect((await post({ origin: 'https://evil.example' })).status).to.equal(403);
+    // fetch cannot set Host: a raw request does, as a rebinding page's browser would.
+    const url = new URL(mcpUrl);
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port: url.port, path: '/mcp', method: 'POST', headers: { host: `evil.example:${url.port}`, authorization: `Bearer ${token}`, 'content-type': 'application/json' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode!);
+      });
+      req.on('error', reject);
+      req.end('{}');
+    });
+    // Hosts the service does not know are answered 404 before any route, /mcp included.
+    expect(status).to.equal(404);
+  });
+
+  it('refuses a body past the bound that upload_file sets (413), before any tool runs', async () => {
+    const big = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'upload_file', arguments: { filename: 'x.bin', contentBase64: 'A'.repeat(UPLOAD_MAX_BYTES * 2) } } });
+    const res = await post({}, big);
+    expect(res.status).to.equal(413);
+    expect(await env.container.db.select().from(files)).to.deep.equal([]);
+  });
+});
