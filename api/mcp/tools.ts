@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { z } from 'zod';
 import type { Container } from '../../shared/container.js';
 import { AppError, isAppError } from '../../shared/errors.js';
-import { FILE_KINDS } from '../../shared/repositories/file.repository.js';
+import { FILE_KINDS } from '../../shared/file-kinds.js';
 import type { DropArrivals } from '../../shared/services/drop-link.service.js';
 import { MAX_DROP_WAIT_SECONDS } from '../../shared/services/drop-link.service.js';
 import { expirySchema } from '../../shared/services/expiry.js';

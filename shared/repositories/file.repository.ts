@@ -2,6 +2,7 @@ import { and, asc, count, desc, eq, inArray, isNull, type SQL, sql } from 'drizz
 import type { Database } from '../db/client.js';
 import { accounts, files, type FileRow } from '../db/schema.js';
 import { AppError } from '../errors.js';
+import { DOCUMENT_PREFIXES, DOCUMENT_TYPES, type FileKind } from '../file-kinds.js';
 import { asDomainErrors, FOLDER_GONE } from './pg-errors.js';
 
 export const SORT_COLUMNS = {
@@ -19,19 +20,6 @@ export interface FileListQuery {
   folderId?: string | undefined;
   sortBy: keyof typeof SORT_COLUMNS;
   sortOrder: 'asc' | 'desc';
-}
-
-/** What a file is, as assistants filter and describe it (from its detected type). */
-export const FILE_KINDS = ['image', 'video', 'audio', 'document', 'other'] as const;
-export type FileKind = (typeof FILE_KINDS)[number];
-
-const DOCUMENT_TYPES = ['application/pdf', 'application/rtf', 'application/msword', 'application/json', 'application/epub+zip'];
-const DOCUMENT_PREFIXES = ['text/', 'application/vnd.openxmlformats-officedocument.', 'application/vnd.oasis.opendocument.', 'application/vnd.ms-'];
-
-export function kindOf(mimeType: string): FileKind {
-  for (const kind of ['image', 'video', 'audio'] as const) if (mimeType.startsWith(`${kind}/`)) return kind;
-  if (DOCUMENT_TYPES.includes(mimeType) || DOCUMENT_PREFIXES.some((prefix) => mimeType.startsWith(prefix))) return 'document';
-  return 'other';
 }
 
 /** The same rule as `kindOf`, as SQL on `files.mime_type`. */

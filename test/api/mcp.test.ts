@@ -5,14 +5,10 @@ import { request } from 'node:http';
 import sharp from 'sharp';
 import { files } from '../../shared/db/schema.js';
 import { pngBytes } from '../helpers/media.js';
-import { ALL_SCOPES, connectAssistant } from '../helpers/oauth.js';
+import { ALL_SCOPES, connectAssistant, SPEC_TOOL_NAMES } from '../helpers/oauth.js';
 import { createTestEnv, type TestEnv } from '../helpers/test-env.js';
 import { fileRowsOf, storedObjects } from '../helpers/uploads.js';
 
-const TOOL_NAMES = [
-  'get_account', 'list_files', 'get_file', 'view_file', 'request_file_from_user', 'check_file_handoff', 'upload_file',
-  'upload_from_url', 'rename_files', 'move_files', 'delete_files', 'list_folders', 'create_folder', 'delete_folder', 'share_folder',
-];
 const UPLOAD_MAX_BYTES = 3_000_000;
 const REVISIONS = ['2025-06-18', '2026-07-28'] as const;
 
@@ -79,7 +75,7 @@ for (const revision of REVISIONS) {
     it('speaks the revision asked for and lists all fifteen tools, each with schemas and annotations', async () => {
       expect(client.getNegotiatedProtocolVersion()).to.equal(revision);
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name)).to.have.members(TOOL_NAMES);
+      expect(tools.map((t) => t.name)).to.have.members(SPEC_TOOL_NAMES);
       for (const tool of tools) {
         expect(tool.inputSchema.type, tool.name).to.equal('object');
         expect(tool.outputSchema?.type, tool.name).to.equal('object');

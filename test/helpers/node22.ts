@@ -6,11 +6,11 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 
 // The Inspector CLI needs Node 22.19+ (fs.globSync); this project runs on Node 20.
-const PACKAGES = ['node@22', '@modelcontextprotocol/inspector@2.12.0'];
+const INSPECTOR_VERSION = '2.12.0';
+const PACKAGES = ['node@22', `@modelcontextprotocol/inspector@${INSPECTOR_VERSION}`];
 const INSTALL_TIMEOUT_MS = 5 * 60_000;
-
-/** Where the tools live between runs; one directory per pin, so a new pin installs afresh. */
-export const TOOLS_DIR = path.join(homedir(), '.cache', 'hfs-test-tools', 'inspector-2.12.0-node22');
+// Where the tools live between runs; one directory per pin, so a new pin installs afresh.
+const TOOLS_DIR = path.join(homedir(), '.cache', 'hfs-test-tools', `inspector-${INSPECTOR_VERSION}-node22`);
 
 export interface InspectorTools {
   /** A Node 22 binary. */

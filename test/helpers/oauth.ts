@@ -6,6 +6,11 @@ import { solveCaptcha } from './captcha.js';
 import type { TestEnv } from './test-env.js';
 
 export const ALL_SCOPES = ['account:read', 'files:read', 'files:write', 'files:delete', 'folders:read', 'folders:write'];
+/** The spec's fifteen MCP tools. */
+export const SPEC_TOOL_NAMES = [
+  'get_account', 'list_files', 'get_file', 'view_file', 'request_file_from_user', 'check_file_handoff', 'upload_file',
+  'upload_from_url', 'rename_files', 'move_files', 'delete_files', 'list_folders', 'create_folder', 'delete_folder', 'share_folder',
+];
 // The test server's issuer is plain http on loopback.
 export const insecure = { [oauth.allowInsecureRequests]: true } as const;
 
