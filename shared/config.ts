@@ -58,6 +58,18 @@ const envSchema = z
     CAPTCHA_MAX_NUMBER: z.coerce.number().int().min(10).default(50_000),
     URL_FETCH_TIMEOUT_MS: z.coerce.number().int().positive().default(10 * 60 * 1000),
     MCP_UPLOAD_MAX_BYTES: z.coerce.number().int().positive().max(100 * 1024 * 1024).default(20 * 1024 * 1024),
+    ACME_DIRECTORY_URL: z.url({ protocol: /^https$/ }).default('https://acme-v02.api.letsencrypt.org/directory'),
+    ACME_EMAIL: z.email().optional(),
+    // PEM file of a CA to trust when talking to the ACME server (a private CA, or Pebble in tests).
+    ACME_CA_FILE: z.string().optional(),
+    // The CA's name in CAA records ("issue" tag): a CAA record that names another CA forbids ours.
+    ACME_CAA_IDENTITY: z.string().default('letsencrypt.org'),
+    // Resolvers for the custom-domain checks, host[:port] comma-separated; empty: the system's.
+    DNS_SERVERS: z
+      .string()
+      .optional()
+      .transform((v) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean)),
+    CUSTOM_DOMAIN_CNAME_TARGET: z.string().optional(),
     // Test-only: origins (e.g. http://127.0.0.1:5123) that URL fetches may reach despite the SSRF rules.
     URL_FETCH_ALLOWED_ORIGINS: z
       .string()
@@ -202,6 +214,15 @@ export function parseConfig(env: Env, options: ConfigOptions = {}) {
       : undefined,
     // upload_file carries its bytes in the JSON-RPC body (base64): this bounds both.
     mcpUploadMaxBytes: e.MCP_UPLOAD_MAX_BYTES,
+    customDomains: {
+      acmeDirectoryUrl: e.ACME_DIRECTORY_URL,
+      acmeEmail: e.ACME_EMAIL,
+      acmeCaFile: e.ACME_CA_FILE,
+      caaIdentity: e.ACME_CAA_IDENTITY,
+      dnsServers: e.DNS_SERVERS,
+      // Where customers point their CNAME: the site's host unless an operator names another.
+      cnameTarget: e.CUSTOM_DOMAIN_CNAME_TARGET ?? new URL(e.SITE_URL ?? e.BASE_URL).hostname,
+    },
     urlFetch: {
       timeoutMs: e.URL_FETCH_TIMEOUT_MS,
       allowedOrigins: (e.URL_FETCH_ALLOWED_ORIGINS ?? []).map((o) => new URL(o).origin),

@@ -9,6 +9,7 @@ import { Plans } from './plans.js';
 import { createRedis } from './redis.js';
 import { createRateLimits } from './rate-limits.js';
 import { AccountRepository } from './repositories/account.repository.js';
+import { CustomDomainRepository } from './repositories/custom-domain.repository.js';
 import { DropLinkRepository } from './repositories/drop-link.repository.js';
 import { FileMaintenanceRepository } from './repositories/file-maintenance.repository.js';
 import { FileRepository } from './repositories/file.repository.js';
@@ -25,6 +26,9 @@ import { AccountService } from './services/account.service.js';
 import { AlbumService } from './services/album.service.js';
 import { AuthService } from './services/auth.service.js';
 import { CaptchaService } from './services/captcha.service.js';
+import { AcmeIssuer } from './services/custom-domains/acme-issuer.js';
+import { CustomDomainService } from './services/custom-domains/custom-domain.service.js';
+import { DnsChecker } from './services/custom-domains/dns-checker.js';
 import { SessionService } from './services/session.service.js';
 import { UrlFormatService } from './services/url-format.service.js';
 import { CachePurgeService } from './services/cache-purge.service.js';
@@ -93,9 +97,12 @@ export async function createContainer(config: Config, options: ContainerOptions 
     dropLinks: new DropLinkRepository(database.db),
     oauthModels: new OAuthModelRepository(database.db),
     oauthConnections: new OAuthConnectionRepository(database.db),
+    customDomains: new CustomDomainRepository(database.db),
   };
   const fileCache = new FileCache(new FileBodyCache(config.serving.memoryCacheBytes, config.serving.memoryCacheMaxFileBytes));
-  const accounts = new AccountService(repositories.accounts, plans, box, config.apiKeyRegenerationsPerMonth, urls.ownLabels());
+  const accounts = new AccountService(repositories.accounts, plans, box, config.apiKeyRegenerationsPerMonth, urls.ownLabels(), (id) =>
+    repositories.customDomains.findByAccount(id),
+  );
   const folders = new FolderService(repositories.folders, plans, config.siteUrl);
   const folderKeys = new FolderKeyService(repositories.folderKeys, folders, plans, box);
   const uploadAuth = new UploadAuthService(accounts, folderKeys);
@@ -122,6 +129,18 @@ export async function createContainer(config: Config, options: ContainerOptions 
     moderation,
     logger,
     baseUrl: config.baseUrl,
+  });
+  const customDomains = new CustomDomainService({
+    domains: repositories.customDomains,
+    plans,
+    issuer: new AcmeIssuer({ directoryUrl: config.customDomains.acmeDirectoryUrl, email: config.customDomains.acmeEmail, caFile: config.customDomains.acmeCaFile }, repositories.customDomains, box),
+    dns: new DnsChecker(config.customDomains.dnsServers),
+    box,
+    settings: {
+      cnameTarget: config.customDomains.cnameTarget,
+      caaIdentity: config.customDomains.caaIdentity,
+      ownHosts: [...new Set([new URL(config.siteUrl).hostname, new URL(config.baseUrl).hostname])],
+    },
   });
   const authorizationStore = new AuthorizationStore(repositories.oauthModels, repositories.accounts, box);
   const services = {
@@ -161,7 +180,8 @@ export async function createContainer(config: Config, options: ContainerOptions 
       logger,
     }),
     fileBrowser: new FileBrowserService({ files: repositories.files, folders, storage, moderation, urls }),
-    urlFormats: new UrlFormatService(repositories.accounts, urls, plans),
+    urlFormats: new UrlFormatService(repositories.accounts, urls, plans, (account) => customDomains.activeDomainOf(account)),
+    customDomains,
     dashboard: new DashboardService({ files: repositories.files, accountRows: repositories.accounts, accounts, folders, folderKeys, urls }),
     hosted: new HostedFileService(repositories.files, repositories.publicFiles, repositories.accounts, storage, fileCache, moderation),
     siteSessions: new SiteSessionService(box, new URL(config.siteUrl).origin),

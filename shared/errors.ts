@@ -44,6 +44,10 @@ export class AppError extends Error {
   static unavailable(message: string, retryAfterSeconds: number) {
     return new AppError(503, 'service_unavailable', message, { retryAfter: retryAfterSeconds }, { expose: true });
   }
+  /** A service we depend on (a certificate authority) failed: nothing was saved; the message says so. */
+  static upstreamFailed(message: string, cause?: unknown) {
+    return new AppError(502, 'bad_gateway', message, {}, { cause, expose: true });
+  }
   /** `cause`: what failed underneath, for the log (a 5xx never shows it). */
   static storageUnavailable(message = 'Storage is briefly unavailable, nothing was saved; retry', cause?: unknown) {
     return new AppError(502, 'storage_unavailable', message, {}, { cause });

@@ -6,6 +6,7 @@ import { accountRoutes } from './account.routes.js';
 import { albumRoutes } from './album.routes.js';
 import { authRoutes } from './auth.routes.js';
 import { connectionsRoutes } from './connections.routes.js';
+import { customDomainRoutes } from './custom-domain.routes.js';
 import { deleteRoutes } from './delete.routes.js';
 import { dropLinksRoutes } from './drop-links.routes.js';
 import { filesRoutes } from './files.routes.js';
@@ -24,7 +25,7 @@ export function apiRouter(container: RouteDeps, hub: NotificationHub) {
   // Everything under /api/user is the account's own, behind its primary key or session (checked once).
   const user = new Router<AppState>({ prefix: '/user' });
   user.use(requireAccount(container.services.accounts, container.services.sessions));
-  for (const module of [accountRoutes(container), filesRoutes(container), foldersRoutes(container), notificationsRoutes(container, hub), dropLinksRoutes(container, hub), connectionsRoutes(container)]) {
+  for (const module of [accountRoutes(container), filesRoutes(container), foldersRoutes(container), notificationsRoutes(container, hub), dropLinksRoutes(container, hub), connectionsRoutes(container), customDomainRoutes(container)]) {
     user.use(module.routes());
   }
   api.use(user.routes());

@@ -287,6 +287,13 @@ export const customDomains = pgTable(
   (t) => [uniqueIndex('custom_domains_domain_uq').on(sql`lower(${t.domain})`)],
 );
 
+/** The ACME account of the service at each CA directory: its key, sealed with SECRET_KEY. */
+export const acmeAccounts = pgTable('acme_accounts', {
+  directoryUrl: text('directory_url').primaryKey(),
+  keySealed: text('key_sealed').notNull(),
+  createdAt: createdAt(),
+});
+
 export const oauthModels = pgTable(
   'oauth_models',
   {

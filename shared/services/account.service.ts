@@ -48,6 +48,8 @@ export class AccountService {
     private readonly regenerationsPerMonth: number,
     /** labels of this deployment's own hosts under the site (see FileUrls.ownLabels) */
     private readonly ownLabels: readonly string[] = [],
+    /** the account's custom domain and its status, for the profile */
+    private readonly customDomainOf: (accountId: string) => Promise<{ domain: string; status: string } | undefined> = async () => undefined,
   ) {}
 
   /** The admin CLI's and registration's way in; the input is checked here for both. */
@@ -147,7 +149,7 @@ export class AccountService {
 
   /** The profile of GET /api/auth/me: every field the spec lists for it. */
   async profile(principal: Principal) {
-    const account = await this.row(principal.id);
+    const [account, customDomain] = await Promise.all([this.row(principal.id), this.customDomainOf(principal.id)]);
     const plan = this.plans.of(account.plan);
     return {
       ...this.summary(account),
@@ -155,9 +157,8 @@ export class AccountService {
       usage: this.usageOf(account),
       defaultUploadFolderId: account.defaultUploadFolderId,
       features: { subdomain: true, shortUrl: true, folders: plan.maxFolders !== 0 },
-      // Filled in by the custom-domain capability; until then no account has one.
-      customDomain: null as string | null,
-      customDomainStatus: 'none',
+      customDomain: customDomain?.domain ?? null,
+      customDomainStatus: customDomain?.status ?? 'none',
     };
   }
 

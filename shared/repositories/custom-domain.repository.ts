@@ -1,0 +1,50 @@
+import { and, eq } from 'drizzle-orm';
+import type { Database } from '../db/client.js';
+import { acmeAccounts, customDomains } from '../db/schema.js';
+import { AppError } from '../errors.js';
+import { asDomainErrors } from './pg-errors.js';
+
+export type CustomDomainRow = typeof customDomains.$inferSelect;
+export type CustomDomainPatch = Partial<Omit<CustomDomainRow, 'accountId' | 'domain' | 'createdAt'>>;
+
+const TAKEN = () => AppError.conflict('This domain is already used by another account');
+
+/** Each account's custom domain (one at most), owner-scoped; and the service's ACME account keys. */
+export class CustomDomainRepository {
+  constructor(private readonly db: Database) {}
+
+  async findByAccount(accountId: string): Promise<CustomDomainRow | undefined> {
+    const [row] = await this.db.select().from(customDomains).where(eq(customDomains.accountId, accountId));
+    return row;
+  }
+
+  /** A new domain for an account that has none; another account's domain is 409. */
+  async create(accountId: string, values: Pick<CustomDomainRow, 'domain' | 'txtRecordName' | 'txtRecordValue'>): Promise<CustomDomainRow> {
+    const [row] = await asDomainErrors(() => this.db.insert(customDomains).values({ accountId, ...values }).returning(), { unique: TAKEN });
+    return row!;
+  }
+
+  /** Updates the account's domain row, if it is still `domain` (a delete and re-add meanwhile wins). */
+  async update(accountId: string, domain: string, patch: CustomDomainPatch): Promise<CustomDomainRow | undefined> {
+    const [row] = await this.db
+      .update(customDomains)
+      .set(patch)
+      .where(and(eq(customDomains.accountId, accountId), eq(customDomains.domain, domain)))
+      .returning();
+    return row;
+  }
+
+  async delete(accountId: string): Promise<CustomDomainRow | undefined> {
+    const [row] = await this.db.delete(customDomains).where(eq(customDomains.accountId, accountId)).returning();
+    return row;
+  }
+
+  /** The sealed ACME account key at a directory, made by the first caller (concurrent makers agree on one). */
+  async acmeAccountKey(directoryUrl: string, makeSealed: () => Promise<string>): Promise<string> {
+    const [existing] = await this.db.select().from(acmeAccounts).where(eq(acmeAccounts.directoryUrl, directoryUrl));
+    if (existing) return existing.keySealed;
+    await this.db.insert(acmeAccounts).values({ directoryUrl, keySealed: await makeSealed() }).onConflictDoNothing();
+    const [row] = await this.db.select().from(acmeAccounts).where(eq(acmeAccounts.directoryUrl, directoryUrl));
+    return row!.keySealed;
+  }
+}

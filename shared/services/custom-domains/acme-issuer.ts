@@ -1,0 +1,116 @@
+import { readFileSync } from 'node:fs';
+import { Agent } from 'node:https';
+import * as acme from 'acme-client';
+import type { SecretBox } from '../../crypto.js';
+import type { CustomDomainRepository } from '../../repositories/custom-domain.repository.js';
+
+export interface AcmeSettings {
+  directoryUrl: string;
+  email?: string | undefined;
+  /** PEM file of a CA to trust for the ACME server (a private CA; Pebble in tests) */
+  caFile?: string | undefined;
+}
+
+/** A DNS-01 order in progress: what the domain's row keeps between "add" and "verify". */
+export interface PendingOrder {
+  orderUrl: string;
+  /** the value the customer publishes at `_acme-challenge.{domain}` */
+  txtValue: string;
+}
+
+export interface IssuedCertificate {
+  certificatePem: string;
+  privateKeyPem: string;
+  expiresAt: Date;
+}
+
+/** The challenge's TXT name for a domain (DNS-01). */
+export const acmeChallengeName = (domain: string) => `_acme-challenge.${domain}`;
+
+/**
+ * Certificates from an ACME CA (acme-client) under one service account, whose key is made once and
+ * stored sealed. DNS-01 for the first certificate (the customer publishes the TXT with the others),
+ * HTTP-01 for renewals (their CNAME points at us).
+ */
+export class AcmeIssuer {
+  private client: Promise<acme.Client> | undefined;
+
+  constructor(
+    private readonly settings: AcmeSettings,
+    private readonly domains: CustomDomainRepository,
+    private readonly box: SecretBox,
+  ) {
+    if (settings.caFile) {
+      // acme-client talks through axios; a private CA is trusted for it alone.
+      acme.axios.defaults.httpsAgent = new Agent({ ca: readFileSync(settings.caFile) });
+    }
+    // Rate limits and Retry-After are the job scheduler's to wait out, not a worker's.
+    (acme.axios.defaults as { acmeSettings?: Record<string, number> }).acmeSettings = { retryMaxAttempts: 0, retryDefaultDelay: 1 };
+  }
+
+  /** Opens an order for `domain` and returns what the customer must publish for DNS-01. */
+  async startDns01(domain: string): Promise<PendingOrder> {
+    const client = await this.account();
+    const order = await client.createOrder({ identifiers: [{ type: 'dns', value: domain }] });
+    const challenge = await this.challengeOf(client, order, 'dns-01');
+    return { orderUrl: order.url, txtValue: await client.getChallengeKeyAuthorization(challenge) };
+  }
+
+  /** Completes the DNS-01 challenge of an open order (its TXT is published) and fetches the certificate. */
+  async finishDns01(domain: string, pending: PendingOrder): Promise<IssuedCertificate> {
+    const client = await this.account();
+    const order = await client.getOrder({ url: pending.orderUrl } as acme.Order);
+    if (order.status === 'pending') {
+      const challenge = await this.challengeOf(client, order, 'dns-01');
+      await client.completeChallenge(challenge);
+      await client.waitForValidStatus(challenge);
+    }
+    return this.finalize(client, order, domain);
+  }
+
+  /** A new certificate over HTTP-01: `publish` must serve the key authorization at the token's path. */
+  async issueHttp01(domain: string, publish: (token: string, keyAuthorization: string) => Promise<() => Promise<void>>): Promise<IssuedCertificate> {
+    const client = await this.account();
+    const order = await client.createOrder({ identifiers: [{ type: 'dns', value: domain }] });
+    const challenge = await this.challengeOf(client, order, 'http-01');
+    const unpublish = await publish(challenge.token, await client.getChallengeKeyAuthorization(challenge));
+    try {
+      await client.completeChallenge(challenge);
+      await client.waitForValidStatus(challenge);
+    } finally {
+      await unpublish();
+    }
+    return this.finalize(client, order, domain);
+  }
+
+  private async finalize(client: acme.Client, order: acme.Order, domain: string): Promise<IssuedCertificate> {
+    const [key, csr] = await acme.crypto.createCsr({ commonName: domain, altNames: [domain] }, await acme.crypto.createPrivateEcdsaKey('P-256'));
+    const finalized = await client.finalizeOrder(order, csr);
+    const certificatePem = await client.getCertificate(finalized);
+    const { notAfter } = acme.crypto.readCertificateInfo(certificatePem);
+    return { certificatePem, privateKeyPem: key.toString(), expiresAt: notAfter };
+  }
+
+  private async challengeOf(client: acme.Client, order: acme.Order, type: 'dns-01' | 'http-01') {
+    const [authorization] = await client.getAuthorizations(order);
+    const challenge = authorization?.challenges.find((c) => c.type === type);
+    if (!challenge) throw new Error(`The ACME server offers no ${type} challenge`);
+    return challenge;
+  }
+
+  /** The service's ACME account (registered once per process; the CA recognises the stored key). */
+  private account(): Promise<acme.Client> {
+    this.client ??= (async () => {
+      const sealed = await this.domains.acmeAccountKey(this.settings.directoryUrl, async () =>
+        this.box.encrypt((await acme.crypto.createPrivateEcdsaKey('P-256')).toString()),
+      );
+      const client = new acme.Client({ directoryUrl: this.settings.directoryUrl, accountKey: this.box.decrypt(sealed) });
+      await client.createAccount({ termsOfServiceAgreed: true, ...(this.settings.email ? { contact: [`mailto:${this.settings.email}`] } : {}) });
+      return client;
+    })().catch((err: unknown) => {
+      this.client = undefined;
+      throw err;
+    });
+    return this.client;
+  }
+}

@@ -1,0 +1,190 @@
+import { randomBytes } from 'node:crypto';
+import type { SecretBox } from '../../crypto.js';
+import { AppError } from '../../errors.js';
+import type { Plans } from '../../plans.js';
+import type { Principal } from '../../principal.js';
+import type { CustomDomainRepository, CustomDomainRow } from '../../repositories/custom-domain.repository.js';
+import { type AcmeIssuer, acmeChallengeName, type PendingOrder } from './acme-issuer.js';
+import { type DnsChecker, DnsUnavailableError } from './dns-checker.js';
+import { normalizeDomain } from './domain-name.js';
+
+export interface CustomDomainSettings {
+  /** where customers point their CNAME */
+  cnameTarget: string;
+  /** the CA's name in CAA "issue" records */
+  caaIdentity: string;
+  /** the service's own host names: never a customer's domain, nor names under them */
+  ownHosts: string[];
+}
+
+/** One record the customer publishes: what we expect, and what the last check saw. */
+export interface RecordCheck {
+  type: 'CNAME' | 'TXT';
+  name: string;
+  expected: string;
+  seen: string[];
+  ok: boolean;
+}
+
+const OWNERSHIP_LABEL = '_hfs-verify';
+
+/**
+ * A Pro account's own domain: the records to publish (a CNAME to us, an ownership TXT, the ACME
+ * DNS-01 TXT), checks of what DNS says, and the certificate once everything holds. We are the
+ * provider: the spec's Cloudflare-for-SaaS shape, with our own DNS checks and ACME.
+ */
+export class CustomDomainService {
+  constructor(
+    private readonly deps: {
+      domains: CustomDomainRepository;
+      plans: Plans;
+      issuer: AcmeIssuer;
+      dns: DnsChecker;
+      box: SecretBox;
+      settings: CustomDomainSettings;
+    },
+  ) {}
+
+  async get(account: Principal) {
+    this.assertPro(account);
+    const row = await this.deps.domains.findByAccount(account.id);
+    return row ? this.view(row) : { customDomain: null, customDomainStatus: 'none', cnameTarget: this.deps.settings.cnameTarget };
+  }
+
+  /** Adds the account's domain (one per account) and opens its certificate order; nothing is kept if that fails. */
+  async add(account: Principal, input: { domain?: unknown }) {
+    this.assertPro(account);
+    const domain = normalizeDomain(input.domain, this.deps.settings.ownHosts);
+    const existing = await this.deps.domains.findByAccount(account.id);
+    if (existing?.domain === domain) return this.view(existing);
+    if (existing) throw AppError.conflict(`Remove ${existing.domain} first: an account has one custom domain`);
+    let order: PendingOrder;
+    try {
+      order = await this.deps.issuer.startDns01(domain);
+    } catch (err) {
+      throw AppError.upstreamFailed('The certificate authority could not be reached; nothing was saved, retry', err);
+    }
+    const created = await this.deps.domains.create(account.id, {
+      domain,
+      txtRecordName: `${OWNERSHIP_LABEL}.${domain}`,
+      txtRecordValue: `hfs-verify=${randomBytes(16).toString('hex')}`,
+    });
+    const row = await this.deps.domains.update(account.id, domain, {
+      acmeState: { ...order },
+      sslValidationRecords: [{ txt_name: acmeChallengeName(domain), txt_value: order.txtValue }],
+      providerStatus: 'pending',
+      sslStatus: 'pending_validation',
+    });
+    return this.view(row ?? created);
+  }
+
+  /**
+   * Checks the records now; when all hold (and CAA lets our CA issue) completes the ACME challenge and
+   * activates the domain. A resolver failure changes nothing: it is said, and the next check retries.
+   */
+  async verify(account: Principal) {
+    this.assertPro(account);
+    const row = await this.deps.domains.findByAccount(account.id);
+    if (!row) throw AppError.notFound('No custom domain; add one first');
+    const { records, problems } = await this.check(row);
+    const dnsChecks = Object.fromEntries(records.map((record, i) => [['cname', 'txt_val', 'ssl_val_0'][i]!, record.ok]));
+    const now = new Date();
+    let patch: Partial<CustomDomainRow> = { dnsChecks, lastCheckedAt: now };
+    const ownership = dnsChecks.cname === true && dnsChecks.txt_val === true;
+    if (ownership) patch.providerStatus = 'active';
+    if (ownership && dnsChecks.ssl_val_0 === true && problems.length === 0 && row.status !== 'active') {
+      try {
+        const issued = await this.deps.issuer.finishDns01(row.domain, row.acmeState as unknown as PendingOrder);
+        patch = {
+          ...patch,
+          status: 'active',
+          sslStatus: 'active',
+          verifiedAt: now,
+          certificatePem: issued.certificatePem,
+          privateKeySealed: this.deps.box.encrypt(issued.privateKeyPem),
+          certificateExpiresAt: issued.expiresAt,
+        };
+      } catch (err) {
+        problems.push(`The certificate authority did not issue yet: ${(err as Error).message}`);
+      }
+    }
+    const updated = (await this.deps.domains.update(account.id, row.domain, patch)) ?? row;
+    return { ...this.view(updated), records, problems };
+  }
+
+  /** Ends the domain: its configuration and certificate go; custom-style links fall back to the subdomain. */
+  async remove(account: Principal): Promise<void> {
+    this.assertPro(account);
+    if (!(await this.deps.domains.delete(account.id))) throw AppError.notFound('No custom domain');
+  }
+
+  /** The account's domain if it serves (active), for URL styles. */
+  async activeDomainOf(account: Principal): Promise<string | null> {
+    const row = await this.deps.domains.findByAccount(account.id);
+    return row?.status === 'active' ? row.domain : null;
+  }
+
+  private async check(row: CustomDomainRow): Promise<{ records: RecordCheck[]; problems: string[] }> {
+    const { dns, settings } = this.deps;
+    const problems: string[] = [];
+    const pending = row.sslValidationRecords[0];
+    const attempt = async (record: Omit<RecordCheck, 'seen' | 'ok'>, read: () => Promise<{ seen: string[]; ok: boolean }>): Promise<RecordCheck> => {
+      try {
+        return { ...record, ...(await read()) };
+      } catch (err) {
+        if (!(err instanceof DnsUnavailableError)) throw err;
+        problems.push(`${record.name}: ${err.message}; checked again later`);
+        return { ...record, seen: [], ok: false };
+      }
+    };
+    const records = await Promise.all([
+      attempt({ type: 'CNAME', name: row.domain, expected: settings.cnameTarget }, async () => {
+        const chain = await dns.cnameChain(row.domain);
+        if (chain.includes(settings.cnameTarget)) return { seen: chain, ok: true };
+        if (chain.length) return { seen: chain, ok: false };
+        // An apex cannot hold a CNAME: flattening or an A record to our address is as good.
+        const [own, target] = await Promise.all([dns.addresses(row.domain), dns.addresses(settings.cnameTarget)]);
+        return { seen: own, ok: own.length > 0 && own.some((address) => target.includes(address)) };
+      }),
+      attempt({ type: 'TXT', name: row.txtRecordName, expected: row.txtRecordValue }, async () => {
+        const seen = await dns.txt(row.txtRecordName);
+        return { seen, ok: seen.includes(row.txtRecordValue) };
+      }),
+      attempt({ type: 'TXT', name: pending?.txt_name ?? acmeChallengeName(row.domain), expected: pending?.txt_value ?? '' }, async () => {
+        const seen = await dns.txt(pending?.txt_name ?? acmeChallengeName(row.domain));
+        return { seen, ok: Boolean(pending) && seen.includes(pending!.txt_value) };
+      }),
+    ]);
+    try {
+      const caa = await dns.caa(row.domain);
+      const issuers = caa?.records.filter((r) => r.issue !== undefined).map((r) => r.issue!.split(';')[0]!.trim()) ?? [];
+      if (caa && issuers.length && !issuers.includes(settings.caaIdentity)) {
+        problems.push(`The CAA records of ${caa.owner} do not allow our certificate authority: add ${caa.owner}. CAA 0 issue "${settings.caaIdentity}"`);
+      }
+    } catch (err) {
+      if (!(err instanceof DnsUnavailableError)) throw err;
+      problems.push(`CAA of ${row.domain}: ${err.message}; checked again later`);
+    }
+    return { records, problems };
+  }
+
+  private view(row: CustomDomainRow) {
+    return {
+      customDomain: row.domain,
+      customDomainStatus: row.status,
+      providerStatus: row.providerStatus,
+      sslStatus: row.sslStatus,
+      txtRecordName: row.txtRecordName,
+      txtRecordValue: row.txtRecordValue,
+      sslValidationRecords: row.sslValidationRecords,
+      cnameTarget: this.deps.settings.cnameTarget,
+      dnsChecks: { cname: false, txt_val: false, ssl_val_0: false, ...row.dnsChecks },
+      lastCheckedAt: row.lastCheckedAt?.toISOString() ?? null,
+      certificateExpiresAt: row.certificateExpiresAt?.toISOString() ?? null,
+    };
+  }
+
+  private assertPro(account: Principal) {
+    if (!this.deps.plans.of(account.plan).customDomain) throw AppError.forbidden('Custom domains require a Pro plan');
+  }
+}
