@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import { createServer } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { Container } from '../shared/container.js';
 import { createRedis } from '../shared/redis.js';
 import { NotificationHub } from '../shared/services/notification-hub.js';
@@ -22,15 +23,33 @@ export async function startWebServer(container: Container, port: number, host = 
   // file cache, and notifications from any process reach the streams open here.
   const subscriber = createRedis(container.config.redisUrl, 'subscriber', container.health.redis);
   const stopPurges = await container.services.cachePurges.subscribe(subscriber);
+  const stopDomains = await container.services.domainDirectory.subscribe(subscriber);
   const hub = new NotificationHub(subscriber, container.services.notifications.channel, container.logger);
   await hub.start();
   const { handle, close: closeApp } = await createApp(container, hub);
   const server = createServer(handle);
-  server.requestTimeout = REQUEST_TIMEOUT_MS;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => resolve());
-  });
+  // Custom domains over TLS: each name's certificate by SNI; a name without one gets no certificate at all.
+  const tlsServer = container.config.httpsPort === undefined
+    ? undefined
+    : createTlsServer(
+        {
+          SNICallback: (servername, callback) => {
+            container.services.domainDirectory.secureContext(servername).then(
+              (context) => callback(context ? null : new Error(`no certificate for ${servername}`), context),
+              (err: Error) => callback(err),
+            );
+          },
+        },
+        handle,
+      );
+  for (const listener of [server, tlsServer]) {
+    if (!listener) continue;
+    listener.requestTimeout = REQUEST_TIMEOUT_MS;
+    await new Promise<void>((resolve, reject) => {
+      listener.once('error', reject);
+      listener.listen(listener === server ? port : container.config.httpsPort, host, () => resolve());
+    });
+  }
   const address = server.address();
   const actualPort = typeof address === 'object' && address ? address.port : port;
   return {
@@ -38,15 +57,17 @@ export async function startWebServer(container: Container, port: number, host = 
     hub,
     url: `http://127.0.0.1:${actualPort}`,
     async close(deadline) {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      const cutOff = () => server.closeAllConnections();
+      const listeners = [server, ...(tlsServer ? [tlsServer] : [])];
+      const closed = Promise.all(listeners.map((l) => new Promise<void>((resolve) => l.close(() => resolve()))));
+      const cutOff = () => listeners.forEach((l) => l.closeAllConnections());
       deadline?.addEventListener('abort', cutOff);
       if (deadline?.aborted) cutOff();
       // Event streams never end by themselves: the hub ends them. Connections whose last response
       // just finished are idle then; close them rather than wait out keep-alive.
       stopPurges();
+      stopDomains();
       await hub.stop();
-      const sweep = setInterval(() => server.closeIdleConnections(), 50);
+      const sweep = setInterval(() => listeners.forEach((l) => l.closeIdleConnections()), 50);
       await closed;
       await closeApp();
       clearInterval(sweep);

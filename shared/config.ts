@@ -18,6 +18,8 @@ const envSchema = z
     VISION_URL: z.url({ protocol: /^https?$/ }).default('http://localhost:3001'),
     PORT: port.default(3000),
     VISION_PORT: port.default(3001),
+    // Where the web process also listens with TLS for custom domains (certificates picked by SNI).
+    HTTPS_PORT: port.optional(),
     DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
     REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
     REDIS_PREFIX: z.string().regex(/^[a-z0-9:_-]+$/i).default('hfs'),
@@ -214,6 +216,7 @@ export function parseConfig(env: Env, options: ConfigOptions = {}) {
       : undefined,
     // upload_file carries its bytes in the JSON-RPC body (base64): this bounds both.
     mcpUploadMaxBytes: e.MCP_UPLOAD_MAX_BYTES,
+    httpsPort: e.HTTPS_PORT,
     customDomains: {
       acmeDirectoryUrl: e.ACME_DIRECTORY_URL,
       acmeEmail: e.ACME_EMAIL,

@@ -29,6 +29,8 @@ import { CaptchaService } from './services/captcha.service.js';
 import { AcmeIssuer } from './services/custom-domains/acme-issuer.js';
 import { CustomDomainService } from './services/custom-domains/custom-domain.service.js';
 import { DnsChecker } from './services/custom-domains/dns-checker.js';
+import { DomainDirectory } from './services/custom-domains/domain-directory.js';
+import { HttpChallenges } from './services/custom-domains/http-challenges.js';
 import { SessionService } from './services/session.service.js';
 import { UrlFormatService } from './services/url-format.service.js';
 import { CachePurgeService } from './services/cache-purge.service.js';
@@ -110,6 +112,24 @@ export async function createContainer(config: Config, options: ContainerOptions 
   const captcha = new CaptchaService(box.sign('altcha-hmac-key'), redis, config.redisPrefix, config.captchaMaxNumber);
   const cachePurges = new CachePurgeService({ cache: fileCache, jobs, redis, urls, logger, health: health.redis, config });
   const notifications = new NotificationService(repositories.notifications, redis, jobs, config.redisPrefix);
+  const domainDirectory = new DomainDirectory({ domains: repositories.customDomains, box, redis, channel: `${config.redisPrefix}:custom-domains`, logger });
+  const customDomains = new CustomDomainService({
+    domains: repositories.customDomains,
+    plans,
+    issuer: new AcmeIssuer({ directoryUrl: config.customDomains.acmeDirectoryUrl, email: config.customDomains.acmeEmail, caFile: config.customDomains.acmeCaFile }, repositories.customDomains, box),
+    dns: new DnsChecker(config.customDomains.dnsServers),
+    box,
+    directory: domainDirectory,
+    challenges: new HttpChallenges(redis, config.redisPrefix),
+    notifications,
+    jobs,
+    logger,
+    settings: {
+      cnameTarget: config.customDomains.cnameTarget,
+      caaIdentity: config.customDomains.caaIdentity,
+      ownHosts: [...new Set([new URL(config.siteUrl).hostname, new URL(config.baseUrl).hostname])],
+    },
+  });
   const moderation = new ModerationService({
     files: repositories.fileMaintenance,
     accounts: repositories.accounts,
@@ -129,18 +149,6 @@ export async function createContainer(config: Config, options: ContainerOptions 
     moderation,
     logger,
     baseUrl: config.baseUrl,
-  });
-  const customDomains = new CustomDomainService({
-    domains: repositories.customDomains,
-    plans,
-    issuer: new AcmeIssuer({ directoryUrl: config.customDomains.acmeDirectoryUrl, email: config.customDomains.acmeEmail, caFile: config.customDomains.acmeCaFile }, repositories.customDomains, box),
-    dns: new DnsChecker(config.customDomains.dnsServers),
-    box,
-    settings: {
-      cnameTarget: config.customDomains.cnameTarget,
-      caaIdentity: config.customDomains.caaIdentity,
-      ownHosts: [...new Set([new URL(config.siteUrl).hostname, new URL(config.baseUrl).hostname])],
-    },
   });
   const authorizationStore = new AuthorizationStore(repositories.oauthModels, repositories.accounts, box);
   const services = {
@@ -182,6 +190,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     fileBrowser: new FileBrowserService({ files: repositories.files, folders, storage, moderation, urls }),
     urlFormats: new UrlFormatService(repositories.accounts, urls, plans, (account) => customDomains.activeDomainOf(account)),
     customDomains,
+    domainDirectory,
     dashboard: new DashboardService({ files: repositories.files, accountRows: repositories.accounts, accounts, folders, folderKeys, urls }),
     hosted: new HostedFileService(repositories.files, repositories.publicFiles, repositories.accounts, storage, fileCache, moderation),
     siteSessions: new SiteSessionService(box, new URL(config.siteUrl).origin),

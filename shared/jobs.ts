@@ -6,7 +6,7 @@ import { redisWithin } from './dependency-health.js';
  * Every queue and job of the system, with its payload type and options, named once. Producers and
  * handlers import these types; the worker refuses to boot when a job here has no handler.
  */
-export const QUEUE_NAMES = ['objects', 'expiry', 'url-fetch', 'cache-purge', 'notify', 'moderation'] as const;
+export const QUEUE_NAMES = ['objects', 'expiry', 'url-fetch', 'cache-purge', 'notify', 'moderation', 'domains'] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];
 
 export interface JobPayloads {
@@ -24,6 +24,10 @@ export interface JobPayloads {
   'notify.broadcast': { broadcastId: string; type: string; title: string; message: string; data: Record<string, unknown> };
   /** Every minute: close polls whose closesAt has passed. */
   'polls.close-due': Record<string, never>;
+  /** Check a pending custom domain's DNS and, once it holds, get its certificate; runs again later while pending. */
+  'domain.check': { accountId: string; domain: string; attempt: number };
+  /** Every day: renew custom-domain certificates that end within 30 days (HTTP-01). */
+  'domains.renew': Record<string, never>;
   /** Every hour: delete expired OAuth codes, tokens and sessions, and client registrations never used. */
   'oauth.prune': Record<string, never>;
   /** Send one stored file's current content to the moderation service and act on the verdict. */
@@ -55,6 +59,8 @@ export const QUEUE_CONCURRENCY: Record<QueueName, number> = {
   'cache-purge': 4,
   notify: 4,
   moderation: 2,
+  // ACME and DNS round trips: slow, but light.
+  domains: 4,
 };
 
 const retried = (attempts: number, delay: number): JobsOptions => ({
@@ -72,6 +78,8 @@ export const JOBS: { [K in JobName]: { queue: QueueName; options: JobsOptions } 
   'cache.purge': { queue: 'cache-purge', options: retried(8, 1000) },
   'notify.broadcast': { queue: 'notify', options: retried(5, 2000) },
   'polls.close-due': { queue: 'expiry', options: { removeOnComplete: { count: 10 }, removeOnFail: { count: 100 } } },
+  'domain.check': { queue: 'domains', options: { attempts: 3, backoff: { type: 'exponential', delay: 60_000 }, removeOnComplete: { count: 1000 }, removeOnFail: { count: 1000 } } },
+  'domains.renew': { queue: 'domains', options: { removeOnComplete: { count: 10 }, removeOnFail: { count: 100 } } },
   'oauth.prune': { queue: 'expiry', options: { removeOnComplete: { count: 10 }, removeOnFail: { count: 100 } } },
   // The moderation service may be down for a while: retries back off over a few days.
   'moderation.check': { queue: 'moderation', options: retried(15, 10_000) },
@@ -88,6 +96,8 @@ export const jobIds = {
   /** One check per stored content: a replace (new object key) is checked again. */
   moderationCheck: (fileId: string, objectKey: string) => `moderate-${fileId}-${objectKey.slice(objectKey.lastIndexOf('/') + 1)}`,
   fileExpire: (fileId: string) => `expire-${fileId}`,
+  /** One check job per domain as added (a removed and re-added domain starts afresh). */
+  domainCheck: (domain: string, addedAt: Date) => `domain-check-${domain}-${addedAt.getTime()}`,
 };
 
 /** Jobs that run on a schedule; the workers of their queue register them at start (idempotently). */
@@ -97,6 +107,7 @@ export const SCHEDULES: { id: string; job: JobName; everyMs: number }[] = [
   { id: 'moderation-sweep', job: 'moderation.sweep', everyMs: 10 * 60_000 },
   { id: 'storage-reconcile', job: 'storage.reconcile', everyMs: 60 * 60_000 },
   { id: 'oauth-prune', job: 'oauth.prune', everyMs: 60 * 60_000 },
+  { id: 'renew-certificates', job: 'domains.renew', everyMs: 24 * 60 * 60_000 },
 ];
 
 export function isQueueName(value: string): value is QueueName {

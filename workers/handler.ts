@@ -6,6 +6,8 @@ export interface JobContext {
   container: Container;
   /** Aborted when the worker shuts down: long work should stop and let the job be retried. */
   signal: AbortSignal;
+  /** Ends this run and has the same job (same id) run again in `ms`, with `data` as its payload. */
+  runAgainIn(ms: number, data: unknown): Promise<never>;
 }
 
 export type JobHandler<K extends JobName> = (data: JobPayloads[K], ctx: JobContext) => Promise<unknown>;

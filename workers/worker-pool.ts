@@ -1,4 +1,4 @@
-import { UnrecoverableError, Worker } from 'bullmq';
+import { DelayedError, UnrecoverableError, Worker } from 'bullmq';
 import type { Container } from '../shared/container.js';
 import { isAppError } from '../shared/errors.js';
 import { encodeJobError } from '../shared/job-errors.js';
@@ -37,12 +37,18 @@ export async function startWorkers(container: Container, queues: readonly QueueN
     (queue) =>
       new Worker(
         queue,
-        async (job, _token, signal) => {
+        async (job, token, signal) => {
           const handler = handlers[job.name as JobName] as JobHandler<JobName> | undefined;
           if (!handler) throw new UnrecoverableError(`No handler for job ${job.name}`);
           try {
-            return await handler(job.data, { container, signal: signal ?? new AbortController().signal });
+            const runAgainIn = async (ms: number, data: unknown): Promise<never> => {
+              await job.updateData(data);
+              await job.moveToDelayed(Date.now() + ms, token);
+              throw new DelayedError();
+            };
+            return await handler(job.data, { container, signal: signal ?? new AbortController().signal, runAgainIn });
           } catch (err) {
+            if (err instanceof DelayedError) throw err;
             // A client error will not heal by retrying; either way the waiting side gets the AppError back.
             if (isAppError(err)) throw err.status < 500 ? new UnrecoverableError(encodeJobError(err)) : new Error(encodeJobError(err));
             throw err;

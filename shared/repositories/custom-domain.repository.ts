@@ -1,6 +1,6 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, lt } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
-import { acmeAccounts, customDomains } from '../db/schema.js';
+import { accounts, acmeAccounts, customDomains } from '../db/schema.js';
 import { AppError } from '../errors.js';
 import { asDomainErrors } from './pg-errors.js';
 
@@ -32,6 +32,24 @@ export class CustomDomainRepository {
       .where(and(eq(customDomains.accountId, accountId), eq(customDomains.domain, domain)))
       .returning();
     return row;
+  }
+
+  /** An active domain with its owner's name and certificate, for serving (no owner is given: Host names it). */
+  async findActive(domain: string) {
+    const [row] = await this.db
+      .select({ domain: customDomains.domain, username: accounts.username, certificatePem: customDomains.certificatePem, privateKeySealed: customDomains.privateKeySealed })
+      .from(customDomains)
+      .innerJoin(accounts, eq(accounts.id, customDomains.accountId))
+      .where(and(eq(customDomains.domain, domain), eq(customDomains.status, 'active'), eq(accounts.status, 'active')));
+    return row;
+  }
+
+  /** Active domains whose certificate ends before `before`, for renewal (across accounts). */
+  async dueForRenewal(before: Date): Promise<CustomDomainRow[]> {
+    return this.db
+      .select()
+      .from(customDomains)
+      .where(and(eq(customDomains.status, 'active'), lt(customDomains.certificateExpiresAt, before)));
   }
 
   async delete(accountId: string): Promise<CustomDomainRow | undefined> {

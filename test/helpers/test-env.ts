@@ -21,6 +21,8 @@ export interface TestEnvOptions {
   workers?: boolean;
   /** Where the service logs (silent unless TEST_LOG_LEVEL says otherwise). */
   logger?: Logger;
+  /** The HTTP port (a free one by default), for peers that must know it first (an ACME CA). */
+  port?: number;
 }
 
 export interface TestEnv {
@@ -44,7 +46,7 @@ let accountCounter = 0;
 export async function createTestEnv(options: TestEnvOptions = {}): Promise<TestEnv> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'hfs-test-'));
   const prefix = `t${randomBytes(5).toString('hex')}`;
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const config = parseConfig({
     BASE_URL: `http://localhost:${port}`,
     DATA_DIR: dataDir,

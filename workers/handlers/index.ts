@@ -1,5 +1,7 @@
 import type { HandlerMap } from '../handler.js';
 import { cachePurge } from './cache-purge.handler.js';
+import { domainCheck } from './domain-check.handler.js';
+import { domainsRenew } from './domains-renew.handler.js';
 import { fileExpire } from './file-expire.handler.js';
 import { filesExpireSweep } from './files-expire-sweep.handler.js';
 import { moderationCheck } from './moderation-check.handler.js';
@@ -22,6 +24,8 @@ export const handlers: HandlerMap = {
   'notify.broadcast': notifyBroadcast,
   'polls.close-due': pollsCloseDue,
   'oauth.prune': oauthPrune,
+  'domain.check': domainCheck,
+  'domains.renew': domainsRenew,
   'moderation.check': moderationCheck,
   'moderation.sweep': moderationSweep,
 };

@@ -3,10 +3,15 @@ import type { SecretBox } from '../../crypto.js';
 import { AppError } from '../../errors.js';
 import type { Plans } from '../../plans.js';
 import type { Principal } from '../../principal.js';
+import { jobIds, type JobQueues } from '../../jobs.js';
+import type { Logger } from '../../logger.js';
 import type { CustomDomainRepository, CustomDomainRow } from '../../repositories/custom-domain.repository.js';
+import type { NotificationService } from '../notification.service.js';
 import { type AcmeIssuer, acmeChallengeName, type PendingOrder } from './acme-issuer.js';
 import { type DnsChecker, DnsUnavailableError } from './dns-checker.js';
+import type { DomainDirectory } from './domain-directory.js';
 import { normalizeDomain } from './domain-name.js';
+import type { HttpChallenges } from './http-challenges.js';
 
 export interface CustomDomainSettings {
   /** where customers point their CNAME */
@@ -27,6 +32,18 @@ export interface RecordCheck {
 }
 
 const OWNERSHIP_LABEL = '_hfs-verify';
+const DAY_MS = 24 * 60 * 60 * 1000;
+// A pending domain is checked for a week, then failed; certificates renew 30 days before they end.
+const PENDING_LIFETIME_MS = 7 * DAY_MS;
+const RENEW_BEFORE_MS = 30 * DAY_MS;
+const RENEWAL_WARNING_MS = 7 * DAY_MS;
+const FIRST_CHECK_MS = 2 * 60_000;
+const LONGEST_CHECK_GAP_MS = 6 * 60 * 60_000;
+
+/** When a pending domain is checked again: minutes at first, doubling, at most six hours apart. */
+export function nextDomainCheckInMs(attempt: number): number {
+  return Math.min(FIRST_CHECK_MS * 2 ** Math.max(0, attempt - 1), LONGEST_CHECK_GAP_MS);
+}
 
 /**
  * A Pro account's own domain: the records to publish (a CNAME to us, an ownership TXT, the ACME
@@ -41,6 +58,11 @@ export class CustomDomainService {
       issuer: AcmeIssuer;
       dns: DnsChecker;
       box: SecretBox;
+      directory: DomainDirectory;
+      challenges: HttpChallenges;
+      notifications: NotificationService;
+      jobs: JobQueues;
+      logger: Logger;
       settings: CustomDomainSettings;
     },
   ) {}
@@ -75,6 +97,10 @@ export class CustomDomainService {
       providerStatus: 'pending',
       sslStatus: 'pending_validation',
     });
+    // Checked without the user from now on; a lost queueing is no loss, verify works all the same.
+    await this.deps.jobs
+      .add('domain.check', { accountId: account.id, domain, attempt: 0 }, { jobId: jobIds.domainCheck(domain, created.createdAt), delay: nextDomainCheckInMs(1) })
+      .catch((err: unknown) => this.deps.logger.warn({ err, domain }, 'could not schedule the domain check'));
     return this.view(row ?? created);
   }
 
@@ -86,6 +112,62 @@ export class CustomDomainService {
     this.assertPro(account);
     const row = await this.deps.domains.findByAccount(account.id);
     if (!row) throw AppError.notFound('No custom domain; add one first');
+    const { row: updated, records, problems } = await this.checkAndActivate(row);
+    return { ...this.view(updated), records, problems };
+  }
+
+  /**
+   * Scheduled check of a pending domain (the job of its own): what verify does, without a user.
+   * Returns what became of it, for the job to reschedule or stop.
+   */
+  async checkScheduled(accountId: string, domain: string): Promise<'active' | 'pending' | 'failed' | 'gone'> {
+    const row = await this.deps.domains.findByAccount(accountId);
+    if (!row || row.domain !== domain) return 'gone';
+    if (row.status !== 'pending') return row.status;
+    const { row: updated } = await this.checkAndActivate(row);
+    if (updated.status === 'active') return 'active';
+    if (Date.now() - row.createdAt.getTime() < PENDING_LIFETIME_MS) return 'pending';
+    await this.deps.domains.update(accountId, domain, { status: 'failed', providerStatus: updated.providerStatus === 'active' ? 'active' : 'failed' });
+    await this.deps.notifications.notify(accountId, {
+      type: 'custom_domain',
+      title: 'Custom domain not verified',
+      message: `${domain} could not be verified in 7 days. Check its DNS records, then verify again.`,
+      data: { domain },
+    });
+    return 'failed';
+  }
+
+  /** Renews every active certificate that ends within 30 days, over HTTP-01; returns how many renewed. */
+  async renewDue(now = new Date()): Promise<number> {
+    let renewed = 0;
+    for (const row of await this.deps.domains.dueForRenewal(new Date(now.getTime() + RENEW_BEFORE_MS))) {
+      try {
+        const issued = await this.deps.issuer.issueHttp01(row.domain, (token, keyAuthorization) => this.deps.challenges.publish(token, keyAuthorization));
+        await this.deps.domains.update(row.accountId, row.domain, this.certificatePatch(issued));
+        await this.deps.directory.changed(row.domain);
+        renewed += 1;
+      } catch (err) {
+        this.deps.logger.warn({ err, domain: row.domain }, 'certificate renewal failed');
+        const left = (row.certificateExpiresAt?.getTime() ?? 0) - now.getTime();
+        if (left < RENEWAL_WARNING_MS) {
+          await this.deps.notifications.notify(row.accountId, {
+            type: 'custom_domain',
+            title: 'Certificate renewal failing',
+            message: `The certificate of ${row.domain} could not be renewed and ends ${row.certificateExpiresAt?.toISOString()}. Check that ${row.domain} still points at ${this.deps.settings.cnameTarget}.`,
+            data: { domain: row.domain },
+          });
+        }
+      }
+    }
+    return renewed;
+  }
+
+  /** The answer to an HTTP-01 challenge, for whichever web process the CA reaches. */
+  challengeAnswer(token: string): Promise<string | null> {
+    return this.deps.challenges.answer(token);
+  }
+
+  private async checkAndActivate(row: CustomDomainRow) {
     const { records, problems } = await this.check(row);
     const dnsChecks = Object.fromEntries(records.map((record, i) => [['cname', 'txt_val', 'ssl_val_0'][i]!, record.ok]));
     const now = new Date();
@@ -95,27 +177,39 @@ export class CustomDomainService {
     if (ownership && dnsChecks.ssl_val_0 === true && problems.length === 0 && row.status !== 'active') {
       try {
         const issued = await this.deps.issuer.finishDns01(row.domain, row.acmeState as unknown as PendingOrder);
-        patch = {
-          ...patch,
-          status: 'active',
-          sslStatus: 'active',
-          verifiedAt: now,
-          certificatePem: issued.certificatePem,
-          privateKeySealed: this.deps.box.encrypt(issued.privateKeyPem),
-          certificateExpiresAt: issued.expiresAt,
-        };
+        patch = { ...patch, ...this.certificatePatch(issued), status: 'active', verifiedAt: now };
       } catch (err) {
         problems.push(`The certificate authority did not issue yet: ${(err as Error).message}`);
       }
     }
-    const updated = (await this.deps.domains.update(account.id, row.domain, patch)) ?? row;
-    return { ...this.view(updated), records, problems };
+    const updated = (await this.deps.domains.update(row.accountId, row.domain, patch)) ?? row;
+    if (updated.status === 'active' && row.status !== 'active') {
+      await this.deps.directory.changed(row.domain);
+      await this.deps.notifications.notify(row.accountId, {
+        type: 'custom_domain',
+        title: 'Custom domain active',
+        message: `${row.domain} now serves your files over HTTPS; choose the custom URL style to use it for new uploads.`,
+        data: { domain: row.domain },
+      });
+    }
+    return { row: updated, records, problems };
+  }
+
+  private certificatePatch(issued: { certificatePem: string; privateKeyPem: string; expiresAt: Date }): Partial<CustomDomainRow> {
+    return {
+      sslStatus: 'active',
+      certificatePem: issued.certificatePem,
+      privateKeySealed: this.deps.box.encrypt(issued.privateKeyPem),
+      certificateExpiresAt: issued.expiresAt,
+    };
   }
 
   /** Ends the domain: its configuration and certificate go; custom-style links fall back to the subdomain. */
   async remove(account: Principal): Promise<void> {
     this.assertPro(account);
-    if (!(await this.deps.domains.delete(account.id))) throw AppError.notFound('No custom domain');
+    const removed = await this.deps.domains.delete(account.id);
+    if (!removed) throw AppError.notFound('No custom domain');
+    await this.deps.directory.changed(removed.domain);
   }
 
   /** The account's domain if it serves (active), for URL styles. */

@@ -1,0 +1,178 @@
+import { expect } from 'chai';
+import { request } from 'node:https';
+import type { X509Certificate } from 'node:crypto';
+import type { TLSSocket } from 'node:tls';
+import { startWebServer } from '../../api/server.js';
+import { createContainer } from '../../shared/container.js';
+import { createLogger } from '../../shared/logger.js';
+import { pngBytes } from '../helpers/media.js';
+import { type Pebble, startPebble } from '../helpers/pebble.js';
+import { freePort } from '../helpers/ports.js';
+import { createTestEnv, type TestEnv } from '../helpers/test-env.js';
+import { getWithHost, upload } from '../helpers/uploads.js';
+
+const CNAME_TARGET = 'edge.hosted.test';
+
+/** GET over TLS to 127.0.0.1 with `servername` as SNI and Host, trusting only `ca`; the peer certificate too. */
+function httpsGet(port: number, servername: string, path: string, ca: string) {
+  return new Promise<{ status: number; body: Buffer; certificate: X509Certificate }>((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, servername, headers: { host: `${servername}:${port}` }, ca, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      const certificate = (res.socket as TLSSocket).getPeerX509Certificate()!;
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode!, body: Buffer.concat(chunks), certificate }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('custom domains end to end: Pebble, DNS through challtestsrv, HTTPS by SNI', function () {
+  this.timeout(120_000);
+  let pebble: Pebble;
+  let env: TestEnv;
+  let second: { close(): Promise<void>; httpsPort: number };
+  let httpsPort: number;
+  let root: string;
+
+  before(async () => {
+    const webPort = await freePort();
+    httpsPort = await freePort();
+    // Short-lived certificates: every one is within the renewal window at once.
+    pebble = await startPebble({ httpPort: webPort, certificateValidityPeriod: 600 });
+    root = await pebble.rootCertificate();
+    env = await createTestEnv({
+      port: webPort,
+      workers: true,
+      env: {
+        HTTPS_PORT: String(httpsPort),
+        ACME_DIRECTORY_URL: pebble.directoryUrl,
+        ACME_CA_FILE: pebble.caCertPath,
+        ACME_CAA_IDENTITY: 'pebble.test',
+        DNS_SERVERS: pebble.dnsServer,
+        CUSTOM_DOMAIN_CNAME_TARGET: CNAME_TARGET,
+      },
+    });
+    // A second web process of the same service, with its own TLS port.
+    const secondHttps = await freePort();
+    const container = await createContainer({ ...env.container.config, httpsPort: secondHttps }, { database: { ...env.container.database, close: async () => undefined }, logger: createLogger('silent') });
+    const web = await startWebServer(container, await freePort(), '127.0.0.1');
+    second = {
+      httpsPort: secondHttps,
+      async close() {
+        await web.close();
+        await container.close();
+      },
+    };
+  });
+  after(async () => {
+    await second?.close();
+    await env?.close();
+    await pebble?.stop();
+  });
+
+  const verify = (key: string) => env.api.post('/api/user/custom-domain/verify', { key });
+
+  it('goes from records to an active domain with a certificate, served over HTTPS by both web processes and renewed without the user', async () => {
+    const pro = await env.createAccount({ plan: 'pro' });
+    const domain = 'shop.example.test';
+    const added = await env.api.post('/api/user/custom-domain', { key: pro.apiKey, json: { domain: 'Shop.Example.TEST.' } });
+    expect(added.status).to.equal(200);
+    const config = added.body.data;
+    expect(config).to.include({ customDomain: domain, customDomainStatus: 'pending', cnameTarget: CNAME_TARGET, txtRecordName: `_hfs-verify.${domain}` });
+    expect(config.sslValidationRecords).to.have.length(1);
+    expect(config.sslValidationRecords[0].txt_name).to.equal(`_acme-challenge.${domain}`);
+
+    // Nothing published yet: every check false, still pending.
+    const nothing = await verify(pro.apiKey);
+    expect(nothing.body.data).to.include({ customDomainStatus: 'pending' });
+    expect(nothing.body.data.dnsChecks).to.deep.equal({ cname: false, txt_val: false, ssl_val_0: false });
+
+    // The CNAME and a wrong ownership value: the CNAME holds, the TXT does not.
+    await pebble.setCname(domain, CNAME_TARGET);
+    await pebble.setTxt(config.txtRecordName, 'hfs-verify=wrong');
+    const wrong = await verify(pro.apiKey);
+    expect(wrong.body.data.dnsChecks).to.deep.equal({ cname: true, txt_val: false, ssl_val_0: false });
+    expect(wrong.body.data.customDomainStatus).to.equal('pending');
+
+    await pebble.clearTxt(config.txtRecordName);
+    await pebble.setTxt(config.txtRecordName, config.txtRecordValue);
+    await pebble.setTxt(config.sslValidationRecords[0].txt_name, config.sslValidationRecords[0].txt_value);
+    const active = await verify(pro.apiKey);
+    expect(active.status).to.equal(200);
+    expect(active.body.data).to.include({ customDomain: domain, customDomainStatus: 'active', providerStatus: 'active', sslStatus: 'active' });
+    expect(active.body.data.dnsChecks).to.deep.equal({ cname: true, txt_val: true, ssl_val_0: true });
+    expect((await env.api.get('/api/auth/me', { key: pro.apiKey })).body.data.user).to.include({ customDomain: domain, customDomainStatus: 'active' });
+
+    // A file of the account over HTTPS on its domain, from both processes, trusting Pebble's root only.
+    const bytes = pngBytes(300, 11);
+    const uploaded = await upload(env, { key: pro.apiKey, bytes, name: 'sign.png', json: true });
+    const filename = uploaded.body.data.filename as string;
+    const served: X509Certificate[] = [];
+    for (const port of [httpsPort, second.httpsPort]) {
+      const res = await httpsGet(port, domain, `/${filename}`, root);
+      expect(res.status).to.equal(200);
+      expect(res.body.equals(bytes)).to.equal(true);
+      expect(res.certificate.subjectAltName).to.include(`DNS:${domain}`);
+      served.push(res.certificate);
+    }
+    // Plain HTTP on the domain goes to HTTPS.
+    const plain = await getWithHost(`http://${domain}/${filename}`, {}, 'GET', Number(new URL(env.web.url).port));
+    expect(plain.status).to.equal(301);
+    expect(plain.headers.location).to.equal(`https://${domain}:${httpsPort}/${filename}`);
+
+    // Renewal over HTTP-01: the name points at us (A record), the CA reaches our HTTP port.
+    await pebble.addA(domain, '127.0.0.1');
+    await pebble.clearCname(domain);
+    expect(await env.container.services.customDomains.renewDue()).to.equal(1);
+    for (const port of [httpsPort, second.httpsPort]) {
+      const res = await httpsGet(port, domain, `/${filename}`, root);
+      expect(res.status).to.equal(200);
+      expect(res.certificate.serialNumber).to.not.equal(served[0]!.serialNumber);
+    }
+  });
+
+  it('names the CAA record that would let our CA issue, and stays pending', async () => {
+    const pro = await env.createAccount({ plan: 'pro' });
+    const domain = 'caa.example.test';
+    const { data } = (await env.api.post('/api/user/custom-domain', { key: pro.apiKey, json: { domain } })).body;
+    await pebble.setCname(domain, CNAME_TARGET);
+    await pebble.setTxt(data.txtRecordName, data.txtRecordValue);
+    await pebble.setTxt(data.sslValidationRecords[0].txt_name, data.sslValidationRecords[0].txt_value);
+    await pebble.setCaa('example.test', [{ tag: 'issue', value: 'other-ca.example' }]);
+    try {
+      const res = await verify(pro.apiKey);
+      expect(res.body.data.customDomainStatus).to.equal('pending');
+      expect(res.body.data.problems.join(' ')).to.include('example.test. CAA 0 issue "pebble.test"');
+    } finally {
+      await pebble.clearCaa('example.test');
+    }
+  });
+
+  it('treats a SERVFAIL as "not known yet": pending, with the failure said', async () => {
+    const pro = await env.createAccount({ plan: 'pro' });
+    const domain = 'flaky.example.test';
+    await env.api.post('/api/user/custom-domain', { key: pro.apiKey, json: { domain } });
+    await pebble.setServfail(domain);
+    try {
+      const res = await verify(pro.apiKey);
+      expect(res.body.data.customDomainStatus).to.equal('pending');
+      expect(res.body.data.problems.join(' ')).to.match(/SERVFAIL|ESERVFAIL/i);
+      expect(await env.container.services.customDomains.checkScheduled((await env.container.services.accounts.getByUsername(pro.username)).id, domain)).to.equal('pending');
+    } finally {
+      await pebble.clearServfail(domain);
+    }
+  });
+
+  it('refuses a domain another account holds (409), and forgets a removed one', async () => {
+    const first = await env.createAccount({ plan: 'pro' });
+    const other = await env.createAccount({ plan: 'pro' });
+    expect((await env.api.post('/api/user/custom-domain', { key: first.apiKey, json: { domain: 'taken.example.test' } })).status).to.equal(200);
+    expect((await env.api.post('/api/user/custom-domain', { key: other.apiKey, json: { domain: 'TAKEN.example.test' } })).status).to.equal(409);
+    expect((await env.api.post('/api/user/custom-domain', { key: first.apiKey, json: { domain: 'second.example.test' } })).status).to.equal(409);
+    const removed = await env.api.delete('/api/user/custom-domain', { key: first.apiKey });
+    expect(removed.status).to.equal(200);
+    expect((await env.api.get('/api/user/custom-domain', { key: first.apiKey })).body.data.customDomain).to.equal(null);
+    expect((await env.api.post('/api/user/custom-domain', { key: other.apiKey, json: { domain: 'taken.example.test' } })).status).to.equal(200);
+  });
+});
