@@ -188,7 +188,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
       logger,
     }),
     fileBrowser: new FileBrowserService({ files: repositories.files, folders, storage, moderation, urls }),
-    urlFormats: new UrlFormatService(repositories.accounts, urls, plans, (account) => customDomains.activeDomainOf(account)),
+    urlFormats: new UrlFormatService(repositories.accounts, urls, plans),
     customDomains,
     domainDirectory,
     dashboard: new DashboardService({ files: repositories.files, accountRows: repositories.accounts, accounts, folders, folderKeys, urls }),

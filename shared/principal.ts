@@ -10,10 +10,12 @@ export interface Principal {
   username: string;
   plan: AccountRow['plan'];
   status: AccountRow['status'];
+  /** the active custom domain its custom-style links use, if any */
+  customDomain: string | null;
 }
 
-export function principalOf(row: Pick<AccountRow, 'id' | 'username' | 'plan' | 'status'>): Principal {
-  return { id: row.id, username: row.username, plan: row.plan, status: row.status };
+export function principalOf(row: Pick<AccountRow, 'id' | 'username' | 'plan' | 'status' | 'customDomain'>): Principal {
+  return { id: row.id, username: row.username, plan: row.plan, status: row.status, customDomain: row.customDomain };
 }
 
 /** What an account has used of its limits: storage, and uploads on the day `usageDay`. */

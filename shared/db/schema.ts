@@ -28,6 +28,8 @@ export const accounts = pgTable(
     plan: text('plan', { enum: ['free', 'pro'] }).notNull().default('free'),
     status: text('status', { enum: ['active', 'banned'] }).notNull().default('active'),
     banReason: text('ban_reason'),
+    // The account's custom domain while it is active (custom_domains holds its configuration).
+    customDomain: text('custom_domain'),
     bannedAt: ts('banned_at'),
     banExpiresAt: ts('ban_expires_at'),
     apiKeyHash: text('api_key_hash').notNull(),
@@ -281,6 +283,9 @@ export const customDomains = pgTable(
     privateKeySealed: text('private_key_sealed'),
     certificateExpiresAt: ts('certificate_expires_at'),
     lastCheckedAt: ts('last_checked_at'),
+    // What the last check saw of each record (and what stood in the way), for the owner to compare.
+    lastCheck: jsonb('last_check').$type<{ records: unknown[]; problems: string[] }>(),
+    nextCheckAt: ts('next_check_at'),
     verifiedAt: ts('verified_at'),
     createdAt: createdAt(),
   },

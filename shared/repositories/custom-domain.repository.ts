@@ -52,6 +52,11 @@ export class CustomDomainRepository {
       .where(and(eq(customDomains.status, 'active'), lt(customDomains.certificateExpiresAt, before)));
   }
 
+  /** Marks the domain the account's links use (null: none), on the account itself. */
+  async setAccountDomain(accountId: string, domain: string | null): Promise<void> {
+    await this.db.update(accounts).set({ customDomain: domain }).where(eq(accounts.id, accountId));
+  }
+
   async delete(accountId: string): Promise<CustomDomainRow | undefined> {
     const [row] = await this.db.delete(customDomains).where(eq(customDomains.accountId, accountId)).returning();
     return row;

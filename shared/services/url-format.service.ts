@@ -20,13 +20,12 @@ export class UrlFormatService {
     private readonly accounts: AccountRepository,
     private readonly urls: FileUrls,
     private readonly plans: Plans,
-    /** the account's active custom domain, once custom domains exist */
-    private readonly activeCustomDomain: (account: Principal) => Promise<string | null> = async () => null,
   ) {}
 
   async get(account: Principal) {
-    const [row, customDomain] = await Promise.all([this.accounts.findById(account.id), this.activeCustomDomain(account)]);
+    const row = await this.accounts.findById(account.id);
     if (!row) throw AppError.notFound('Account not found');
+    const customDomain = row.customDomain;
     return {
       format: row.urlFormat,
       subdomainUrl: this.urls.subdomainBase(account.username),
@@ -39,7 +38,7 @@ export class UrlFormatService {
   async set(account: Principal, format: AccountUrlFormat) {
     if (format === 'custom') {
       if (!this.plans.of(account.plan).customDomain) throw AppError.forbidden('Custom domains require a Pro plan');
-      if (!(await this.activeCustomDomain(account))) throw AppError.badRequest('Verify a custom domain before choosing the custom format');
+      if (!account.customDomain) throw AppError.badRequest('Verify a custom domain before choosing the custom format');
     }
     await this.accounts.update(account.id, { urlFormat: format });
     return { format, message: `${MESSAGES[format]}; existing links are unchanged` };

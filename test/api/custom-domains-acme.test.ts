@@ -8,6 +8,7 @@ import { createLogger } from '../../shared/logger.js';
 import { pngBytes } from '../helpers/media.js';
 import { type Pebble, startPebble } from '../helpers/pebble.js';
 import { freePort } from '../helpers/ports.js';
+import { eventually } from '../helpers/eventually.js';
 import { createTestEnv, type TestEnv } from '../helpers/test-env.js';
 import { getWithHost, upload } from '../helpers/uploads.js';
 
@@ -94,6 +95,11 @@ describe('custom domains end to end: Pebble, DNS through challtestsrv, HTTPS by 
     const wrong = await verify(pro.apiKey);
     expect(wrong.body.data.dnsChecks).to.deep.equal({ cname: true, txt_val: false, ssl_val_0: false });
     expect(wrong.body.data.customDomainStatus).to.equal('pending');
+    // Seen against expected, also on GET, with the time of the next automatic check.
+    const shown = (await env.api.get('/api/user/custom-domain', { key: pro.apiKey })).body.data;
+    expect(shown.records.find((r: { name: string }) => r.name === config.txtRecordName)).to.deep.include({ type: 'TXT', expected: config.txtRecordValue, seen: ['hfs-verify=wrong'], ok: false });
+    expect(shown.records.find((r: { type: string }) => r.type === 'CNAME')).to.deep.include({ expected: CNAME_TARGET, seen: [CNAME_TARGET], ok: true });
+    expect(Date.parse(shown.nextCheckAt)).to.be.greaterThan(Date.now());
 
     await pebble.clearTxt(config.txtRecordName);
     await pebble.setTxt(config.txtRecordName, config.txtRecordValue);
@@ -130,6 +136,21 @@ describe('custom domains end to end: Pebble, DNS through challtestsrv, HTTPS by 
       expect(res.status).to.equal(200);
       expect(res.certificate.serialNumber).to.not.equal(served[0]!.serialNumber);
     }
+
+    // The custom URL style is now selectable: new uploads get links on the domain.
+    expect((await env.api.post('/api/user/subdomain', { key: pro.apiKey, json: { format: 'custom' } })).status).to.equal(200);
+    const custom = await upload(env, { key: pro.apiKey, bytes: pngBytes(200, 12), name: 'custom.png', json: true });
+    const customName = custom.body.data.filename as string;
+    expect(custom.body.data.url).to.equal(`https://${domain}/${customName}`);
+
+    // Removed: its links fall back to the subdomain, and the name gets no certificate any more.
+    expect((await env.api.delete('/api/user/custom-domain', { key: pro.apiKey })).status).to.equal(200);
+    const listed = (await env.api.get('/api/user/dashboard', { key: pro.apiKey })).body.data.uploads.find((u: { filename: string }) => u.filename === customName);
+    expect(listed.url).to.equal(`${env.container.urls.subdomainBase(pro.username)}/${customName}`);
+    for (const port of [httpsPort, second.httpsPort]) {
+      const refused = await httpsGet(port, domain, `/${customName}`, root).then(() => 'served', (err: Error) => err.message);
+      expect(refused).to.not.equal('served');
+    }
   });
 
   it('names the CAA record that would let our CA issue, and stays pending', async () => {
@@ -158,10 +179,31 @@ describe('custom domains end to end: Pebble, DNS through challtestsrv, HTTPS by 
       const res = await verify(pro.apiKey);
       expect(res.body.data.customDomainStatus).to.equal('pending');
       expect(res.body.data.problems.join(' ')).to.match(/SERVFAIL|ESERVFAIL/i);
-      expect(await env.container.services.customDomains.checkScheduled((await env.container.services.accounts.getByUsername(pro.username)).id, domain)).to.equal('pending');
+      expect(await env.container.services.customDomains.checkScheduled((await env.container.services.accounts.getByUsername(pro.username)).id, domain, 0)).to.equal('pending');
     } finally {
       await pebble.clearServfail(domain);
     }
+  });
+
+  it('checks a pending domain without the user: the same job again later while pending, then active', async () => {
+    const pro = await env.createAccount({ plan: 'pro' });
+    const accountId = (await env.container.services.accounts.getByUsername(pro.username)).id;
+    const domain = 'scheduled.example.test';
+    const { data } = (await env.api.post('/api/user/custom-domain', { key: pro.apiKey, json: { domain } })).body;
+    const queue = env.container.jobs.queue('domains');
+    const job = await env.container.jobs.add('domain.check', { accountId, domain, attempt: 0 }, { jobId: `test-${domain}` });
+    // Nothing published: the job puts itself back, delayed, as its next attempt.
+    await eventually(async () => {
+      const again = await queue.getJob(job.id!);
+      return again?.data.attempt === 1 && (await again.isDelayed());
+    });
+    await pebble.setCname(domain, CNAME_TARGET);
+    await pebble.setTxt(data.txtRecordName, data.txtRecordValue);
+    await pebble.setTxt(data.sslValidationRecords[0].txt_name, data.sslValidationRecords[0].txt_value);
+    await (await queue.getJob(job.id!))!.promote();
+    await eventually(async () => (await env.api.get('/api/user/custom-domain', { key: pro.apiKey })).body.data.customDomainStatus === 'active', 30_000);
+    const notifications = (await env.api.get('/api/user/notifications', { key: pro.apiKey })).body.data.notifications as { type: string }[];
+    expect(notifications.map((n) => n.type)).to.include('custom_domain');
   });
 
   it('refuses a domain another account holds (409), and forgets a removed one', async () => {

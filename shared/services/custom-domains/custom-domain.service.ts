@@ -98,10 +98,12 @@ export class CustomDomainService {
       sslStatus: 'pending_validation',
     });
     // Checked without the user from now on; a lost queueing is no loss, verify works all the same.
+    const delay = nextDomainCheckInMs(1);
     await this.deps.jobs
-      .add('domain.check', { accountId: account.id, domain, attempt: 0 }, { jobId: jobIds.domainCheck(domain, created.createdAt), delay: nextDomainCheckInMs(1) })
+      .add('domain.check', { accountId: account.id, domain, attempt: 0 }, { jobId: jobIds.domainCheck(domain, created.createdAt), delay })
       .catch((err: unknown) => this.deps.logger.warn({ err, domain }, 'could not schedule the domain check'));
-    return this.view(row ?? created);
+    const scheduled = await this.deps.domains.update(account.id, domain, { nextCheckAt: new Date(Date.now() + delay) });
+    return this.view(scheduled ?? row ?? created);
   }
 
   /**
@@ -112,22 +114,25 @@ export class CustomDomainService {
     this.assertPro(account);
     const row = await this.deps.domains.findByAccount(account.id);
     if (!row) throw AppError.notFound('No custom domain; add one first');
-    const { row: updated, records, problems } = await this.checkAndActivate(row);
-    return { ...this.view(updated), records, problems };
+    const { row: updated } = await this.checkAndActivate(row);
+    return this.view(updated);
   }
 
   /**
    * Scheduled check of a pending domain (the job of its own): what verify does, without a user.
    * Returns what became of it, for the job to reschedule or stop.
    */
-  async checkScheduled(accountId: string, domain: string): Promise<'active' | 'pending' | 'failed' | 'gone'> {
+  async checkScheduled(accountId: string, domain: string, attempt: number): Promise<'active' | 'pending' | 'failed' | 'gone'> {
     const row = await this.deps.domains.findByAccount(accountId);
     if (!row || row.domain !== domain) return 'gone';
     if (row.status !== 'pending') return row.status;
     const { row: updated } = await this.checkAndActivate(row);
     if (updated.status === 'active') return 'active';
-    if (Date.now() - row.createdAt.getTime() < PENDING_LIFETIME_MS) return 'pending';
-    await this.deps.domains.update(accountId, domain, { status: 'failed', providerStatus: updated.providerStatus === 'active' ? 'active' : 'failed' });
+    if (Date.now() - row.createdAt.getTime() < PENDING_LIFETIME_MS) {
+      await this.deps.domains.update(accountId, domain, { nextCheckAt: new Date(Date.now() + nextDomainCheckInMs(attempt + 1)) });
+      return 'pending';
+    }
+    await this.deps.domains.update(accountId, domain, { status: 'failed', nextCheckAt: null, providerStatus: updated.providerStatus === 'active' ? 'active' : 'failed' });
     await this.deps.notifications.notify(accountId, {
       type: 'custom_domain',
       title: 'Custom domain not verified',
@@ -171,19 +176,20 @@ export class CustomDomainService {
     const { records, problems } = await this.check(row);
     const dnsChecks = Object.fromEntries(records.map((record, i) => [['cname', 'txt_val', 'ssl_val_0'][i]!, record.ok]));
     const now = new Date();
-    let patch: Partial<CustomDomainRow> = { dnsChecks, lastCheckedAt: now };
+    let patch: Partial<CustomDomainRow> = { dnsChecks, lastCheckedAt: now, lastCheck: { records, problems } };
     const ownership = dnsChecks.cname === true && dnsChecks.txt_val === true;
     if (ownership) patch.providerStatus = 'active';
     if (ownership && dnsChecks.ssl_val_0 === true && problems.length === 0 && row.status !== 'active') {
       try {
         const issued = await this.deps.issuer.finishDns01(row.domain, row.acmeState as unknown as PendingOrder);
-        patch = { ...patch, ...this.certificatePatch(issued), status: 'active', verifiedAt: now };
+        patch = { ...patch, ...this.certificatePatch(issued), status: 'active', verifiedAt: now, nextCheckAt: null };
       } catch (err) {
         problems.push(`The certificate authority did not issue yet: ${(err as Error).message}`);
       }
     }
     const updated = (await this.deps.domains.update(row.accountId, row.domain, patch)) ?? row;
     if (updated.status === 'active' && row.status !== 'active') {
+      await this.deps.domains.setAccountDomain(row.accountId, row.domain);
       await this.deps.directory.changed(row.domain);
       await this.deps.notifications.notify(row.accountId, {
         type: 'custom_domain',
@@ -209,14 +215,10 @@ export class CustomDomainService {
     this.assertPro(account);
     const removed = await this.deps.domains.delete(account.id);
     if (!removed) throw AppError.notFound('No custom domain');
+    await this.deps.domains.setAccountDomain(account.id, null);
     await this.deps.directory.changed(removed.domain);
   }
 
-  /** The account's domain if it serves (active), for URL styles. */
-  async activeDomainOf(account: Principal): Promise<string | null> {
-    const row = await this.deps.domains.findByAccount(account.id);
-    return row?.status === 'active' ? row.domain : null;
-  }
 
   private async check(row: CustomDomainRow): Promise<{ records: RecordCheck[]; problems: string[] }> {
     const { dns, settings } = this.deps;
@@ -273,7 +275,11 @@ export class CustomDomainService {
       sslValidationRecords: row.sslValidationRecords,
       cnameTarget: this.deps.settings.cnameTarget,
       dnsChecks: { cname: false, txt_val: false, ssl_val_0: false, ...row.dnsChecks },
+      // What the last check saw against what is expected, and what stood in the way.
+      records: (row.lastCheck?.records ?? []) as RecordCheck[],
+      problems: row.lastCheck?.problems ?? [],
       lastCheckedAt: row.lastCheckedAt?.toISOString() ?? null,
+      nextCheckAt: row.nextCheckAt?.toISOString() ?? null,
       certificateExpiresAt: row.certificateExpiresAt?.toISOString() ?? null,
     };
   }
