@@ -18,7 +18,10 @@ import { freePort } from './ports.js';
  * API. Unlike challtestsrv's own defaults, a name has NO A/AAAA answer until `addA` (unless
  * `defaultIPv4` is given): a DNS check must not pass by accident, and Pebble's VA never tries ::1.
  * A name without records answers NOERROR with no data (`ENODATA` in node:dns), not NXDOMAIN.
- * A CNAME is followed one level for the other types (TXT, A, CAA) by challtestsrv itself.
+ * A CNAME is followed one level for the other types (TXT, A, CAA) by challtestsrv itself; a type
+ * the alias target lacks then answers the CNAME alone (node:dns gives `[]`, not ENODATA). Types
+ * other than A/AAAA/TXT/CNAME/CAA (NS, MX, SOA…) answer NOTIMP. Names may be given with or
+ * without the trailing dot.
  *
  * acme-client against it: trust `caCert` (its axios instance: `acme.axios.defaults.httpsAgent =
  * new https.Agent({ ca })`; NODE_EXTRA_CA_CERTS only works when set before node starts), pass
@@ -55,7 +58,7 @@ export interface Pebble {
    */
   setCaa(name: string, records: { tag: string; value: string; flags?: number }[]): Promise<void>;
   clearCaa(name: string): Promise<void>;
-  /** Every query for `name` (any type) answers SERVFAIL, overriding the other records. */
+  /** Every query for exactly `name` (any type; not its subdomains) answers SERVFAIL, overriding its records. */
   setServfail(name: string): Promise<void>;
   clearServfail(name: string): Promise<void>;
   /** What both processes printed so far (for failure messages). */

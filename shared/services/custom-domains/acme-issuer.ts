@@ -45,7 +45,8 @@ export class AcmeIssuer {
       acme.axios.defaults.httpsAgent = new Agent({ ca: readFileSync(settings.caFile) });
     }
     // Rate limits and Retry-After are the job scheduler's to wait out, not a worker's.
-    (acme.axios.defaults as { acmeSettings?: Record<string, number> }).acmeSettings = { retryMaxAttempts: 0, retryDefaultDelay: 1 };
+    const defaults = acme.axios.defaults as { acmeSettings?: Record<string, number> };
+    defaults.acmeSettings = { ...defaults.acmeSettings, retryMaxAttempts: 0 };
   }
 
   /** Opens an order for `domain` and returns what the customer must publish for DNS-01. */

@@ -5,7 +5,8 @@ export class DnsUnavailableError extends Error {
   override name = 'DnsUnavailableError';
 }
 
-const ABSENT = new Set(['ENOTFOUND', 'ENODATA', 'ENONAME', 'NXDOMAIN']);
+// "No such record" in its forms; ENOTIMP: a server that does not do this type (CAA on some) has none.
+const ABSENT = new Set(['ENOTFOUND', 'ENODATA', 'ENONAME', 'NXDOMAIN', 'ENOTIMP']);
 const MAX_CNAME_DEPTH = 8;
 
 export interface CaaRecord {
