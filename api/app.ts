@@ -13,6 +13,7 @@ import { AccessTokenVerifier } from './oauth/access-tokens.js';
 import { interactionRoutes } from './oauth/interaction.routes.js';
 import { oauthServer } from './oauth/oauth-server.js';
 import { createOAuthProvider } from './oauth/provider.js';
+import { healthRoutes } from './routes/health.routes.js';
 import { apiRouter } from './routes/index.js';
 import { metricsRoutes } from './routes/metrics.routes.js';
 import { albumPagesRoutes } from './site/album.routes.js';
@@ -54,6 +55,7 @@ export async function createApp(container: Container, hub: NotificationHub) {
   app.use(errorHandler(container.logger, container.health));
   app.use(hostedFiles(container, headers));
   app.use(metricsRoutes(metrics, container.config.metricsToken).routes());
+  app.use(healthRoutes(services.readiness).routes());
   app.use(oauthServer(provider, { issuer: config.baseUrl, defaultScope: MCP_SCOPE_NAMES.join(' ') }, container.rateLimits));
   // Before the Redis gate and the JSON parser: tools answer for themselves, and bodies may be large.
   app.use(mcp.router.routes());

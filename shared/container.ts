@@ -13,6 +13,7 @@ import { CustomDomainRepository } from './repositories/custom-domain.repository.
 import { DropLinkRepository } from './repositories/drop-link.repository.js';
 import { FileMaintenanceRepository } from './repositories/file-maintenance.repository.js';
 import { FileRepository } from './repositories/file.repository.js';
+import { HealthRepository } from './repositories/health.repository.js';
 import { FolderKeyRepository } from './repositories/folder-key.repository.js';
 import { FolderRepository } from './repositories/folder.repository.js';
 import { NotificationRepository } from './repositories/notification.repository.js';
@@ -48,12 +49,14 @@ import { ConnectionService } from './services/oauth/connection.service.js';
 import { mcpResourceOf } from './services/oauth/oauth-scopes.js';
 import { OrphanSweepService } from './services/orphan-sweep.service.js';
 import { PollService } from './services/poll.service.js';
+import { ReadinessService } from './services/readiness.service.js';
 import { FileUrls } from './services/file-urls.js';
 import { FileService } from './services/file.service.js';
 import { HostedFileService } from './services/hosted-file.service.js';
 import { SiteSessionService } from './services/site-session.service.js';
 import { UploadAuthService } from './services/upload-auth.service.js';
 import { UploadService } from './services/upload.service.js';
+import { UploaderConfigService } from './services/uploader-config.service.js';
 import { UrlUploadService } from './services/url-upload.service.js';
 import { createStorage } from './storage/index.js';
 
@@ -100,6 +103,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     oauthModels: new OAuthModelRepository(database.db),
     oauthConnections: new OAuthConnectionRepository(database.db),
     customDomains: new CustomDomainRepository(database.db),
+    health: new HealthRepository(database.db),
   };
   const fileCache = new FileCache(new FileBodyCache(config.serving.memoryCacheBytes, config.serving.memoryCacheMaxFileBytes));
   const accounts = new AccountService(repositories.accounts, plans, box, config.apiKeyRegenerationsPerMonth, urls.ownLabels(), (id) =>
@@ -201,7 +205,9 @@ export async function createContainer(config: Config, options: ContainerOptions 
       resource: mcpResourceOf(config.baseUrl),
     }),
     authorizationStore,
+    uploaderConfigs: new UploaderConfigService(accounts, folderKeys, config.baseUrl),
     orphanSweep: new OrphanSweepService({ files: repositories.fileMaintenance, storage, logger }),
+    readiness: new ReadinessService({ database: repositories.health, redis, storage, moderation: { enabled: config.moderation.enabled, visionUrl: config.visionUrl } }),
     dropLinks: new DropLinkService({
       links: repositories.dropLinks,
       accounts: repositories.accounts,

@@ -5,6 +5,8 @@ import type { AppState } from '../state.js';
 import type { WebMetrics } from '../web-metrics.js';
 
 const INCOMING_ID = /^[A-Za-z0-9._-]{8,64}$/;
+// Probes come every few seconds from every load balancer: at info they would bury the real requests.
+const PROBE_PATHS = new Set(['/healthz', '/readyz']);
 
 /**
  * What every answered request leaves behind, whoever answered it (the app or the hot-file fast
@@ -23,7 +25,7 @@ export class RequestRecorder {
 
   record(reqId: string, method: string, path: string, route: string, status: number, ms: number): void {
     // The path only: query strings may carry secrets (apiKey, token).
-    this.logger.info({ reqId, method, path, status, ms: Math.round(ms) }, 'request');
+    this.logger[PROBE_PATHS.has(path) ? 'debug' : 'info']({ reqId, method, path, status, ms: Math.round(ms) }, 'request');
     // The pattern, not the path: one series per route, whatever the filenames.
     this.metrics.observeRequest(method, route, status, ms / 1000);
   }

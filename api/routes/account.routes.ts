@@ -5,7 +5,7 @@ import { validate } from '../../shared/validation.js';
 import { type AppState, principalOf } from '../state.js';
 import type { RouteDeps } from './route-deps.js';
 
-const urlFormatSchema = z.object({
+export const urlFormatSchema = z.object({
   format: z.enum(URL_FORMATS, { error: 'format must be subdomain, short or custom' }),
 });
 

@@ -7,13 +7,13 @@ import { requireAccount } from '../middleware/auth.middleware.js';
 import { type AppContext, type AppState, principalOf } from '../state.js';
 import type { RouteDeps } from './route-deps.js';
 
-const loginSchema = z.object({
+export const loginSchema = z.object({
   username: z.string({ error: 'username is required' }).trim().min(1, 'username is required').max(64),
   password: z.string({ error: 'password is required' }).min(1, 'password is required').max(256),
   // Whatever it is, the captcha service judges it (a missing one is its 400 too).
   captchaToken: z.unknown(),
 });
-const registerSchema = z.object({
+export const registerSchema = z.object({
   username: usernameSchema,
   email: z.email({ error: 'email must be an email address' }),
   password: passwordSchema,

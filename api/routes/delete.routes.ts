@@ -7,7 +7,7 @@ import type { RouteDeps } from './route-deps.js';
 
 // A parameter given twice names no single credential: it counts as absent.
 const credential = z.string().optional().catch(undefined);
-const deleteQuerySchema = z.object({ token: credential, apiKey: credential });
+export const deleteQuerySchema = z.object({ token: credential, apiKey: credential });
 
 /**
  * GET /api/delete/:filename — a link that deletes: with the account key (`apiKey` query or

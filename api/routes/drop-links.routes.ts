@@ -6,7 +6,7 @@ import { validate } from '../../shared/validation.js';
 import { type AppContext, type AppState, principalOf } from '../state.js';
 import type { RouteDeps } from './route-deps.js';
 
-const waitSchema = z.object({
+export const waitSchema = z.object({
   wait: z.coerce.number().int().min(0).max(MAX_DROP_WAIT_SECONDS, `wait is at most ${MAX_DROP_WAIT_SECONDS} seconds`).default(0),
 });
 

@@ -4,7 +4,7 @@ import { validate } from '../../shared/validation.js';
 import { type AppState, principalOf } from '../state.js';
 import type { RouteDeps } from './route-deps.js';
 
-const newFolderSchema = z.object({
+export const newFolderSchema = z.object({
   name: z
     .string({ error: 'name is required' })
     .trim()
@@ -12,7 +12,7 @@ const newFolderSchema = z.object({
     .max(40, 'name must be at most 40 characters')
     .refine((name) => !/[\u0000-\u001f\u007f]/.test(name), 'name must not contain control characters'),
 });
-const defaultFolderSchema = z.object({
+export const defaultFolderSchema = z.object({
   folderId: z.uuid({ error: 'folderId must be a folder id or null' }).nullable(),
 });
 

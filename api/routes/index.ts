@@ -1,6 +1,7 @@
 import { Router } from '@koa/router';
 import type { NotificationHub } from '../../shared/services/notification-hub.js';
 import { requireAccount } from '../middleware/auth.middleware.js';
+import { openApiRoutes } from '../openapi/openapi.routes.js';
 import type { AppState } from '../state.js';
 import { accountRoutes } from './account.routes.js';
 import { albumRoutes } from './album.routes.js';
@@ -15,17 +16,18 @@ import { notificationsRoutes } from './notifications.routes.js';
 import { pingRoutes } from './ping.routes.js';
 import type { RouteDeps } from './route-deps.js';
 import { uploadRoutes } from './upload.routes.js';
+import { uploaderConfigRoutes } from './uploader-config.routes.js';
 
 /** Every REST route module, mounted under /api in one place. */
 export function apiRouter(container: RouteDeps, hub: NotificationHub) {
   const api = new Router<AppState>({ prefix: '/api' });
-  for (const module of [pingRoutes(), authRoutes(container), uploadRoutes(container), deleteRoutes(container), albumRoutes(container)]) {
+  for (const module of [pingRoutes(), authRoutes(container), uploadRoutes(container), deleteRoutes(container), albumRoutes(container), openApiRoutes(container.config.baseUrl)]) {
     api.use(module.routes());
   }
   // Everything under /api/user is the account's own, behind its primary key or session (checked once).
   const user = new Router<AppState>({ prefix: '/user' });
   user.use(requireAccount(container.services.accounts, container.services.sessions));
-  for (const module of [accountRoutes(container), filesRoutes(container), foldersRoutes(container), notificationsRoutes(container, hub), dropLinksRoutes(container, hub), connectionsRoutes(container), customDomainRoutes(container)]) {
+  for (const module of [accountRoutes(container), filesRoutes(container), foldersRoutes(container), notificationsRoutes(container, hub), dropLinksRoutes(container, hub), connectionsRoutes(container), customDomainRoutes(container), uploaderConfigRoutes(container)]) {
     user.use(module.routes());
   }
   api.use(user.routes());

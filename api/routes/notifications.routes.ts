@@ -6,10 +6,10 @@ import { openNotificationStream } from '../sse/notification-stream.js';
 import { type AppState, principalOf } from '../state.js';
 import type { RouteDeps } from './route-deps.js';
 
-const markReadSchema = z.object({
+export const markReadSchema = z.object({
   notificationId: z.string({ error: 'notificationId is required' }).min(1, 'notificationId is required'),
 });
-const voteSchema = z.object({
+export const voteSchema = z.object({
   pollId: z.string({ error: 'pollId is required' }).min(1, 'pollId is required'),
   optionId: z.string({ error: 'optionId is required' }).min(1, 'optionId is required'),
 });

@@ -8,13 +8,13 @@ import { type AppContext, type AppState, uploaderOf } from '../state.js';
 import { receiveSingleFile } from '../upload/receive-file.js';
 import type { RouteDeps } from './route-deps.js';
 
-const urlUploadSchema = z.object({
+export const urlUploadSchema = z.object({
   imageUrl: z.url({ protocol: /^https?$/, error: 'imageUrl must be an http or https URL' }),
   expiry: expirySchema,
   source: z.string().trim().min(1).max(32).default('url'),
 });
 // The multipart form's text fields; other fields are ignored.
-const uploadFormSchema = z.object({ expiry: expirySchema });
+export const uploadFormSchema = z.object({ expiry: expirySchema });
 
 /** The form's fields arrive with its file, read once the file is stored: bad ones remove it again. */
 async function formFields(uploads: UploadService, received: ReceivedBody, fields: unknown) {

@@ -96,6 +96,8 @@ export function pagesRoutes({ services }: RouteDeps) {
       html`<h1>${account.username}</h1>
 <p>Plan: <strong>${account.plan}</strong></p>
 <p>API key: <code id="api-key">${account.apiKey}</code></p>
+<h2>Uploader configs</h2>
+<p id="uploader-configs">Ready to use with your API key: <a href="/api/user/uploader-config?tool=sharex" download>ShareX (.sxcu)</a> · <a href="/api/user/uploader-config?tool=flameshot" download>Flameshot script</a> · <a href="/api/user/uploader-config?tool=curl" download>curl command</a></p>
 <h2>Connected assistants</h2>
 ${connections.length ? html`<ul id="connections">${connections.map(connectionItem)}</ul>` : html`<p id="no-connections">No assistant is connected.</p>`}
 <h2>Recent uploads</h2>

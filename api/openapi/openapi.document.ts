@@ -1,0 +1,286 @@
+import { z } from 'zod';
+import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponseObject } from 'zod-openapi';
+import { createDropLinkSchema } from '../../shared/services/drop-link.service.js';
+import { uploaderConfigSchema } from '../../shared/services/uploader-config.service.js';
+import { urlFormatSchema } from '../routes/account.routes.js';
+import { albumQuerySchema } from '../routes/album.routes.js';
+import { loginSchema, registerSchema } from '../routes/auth.routes.js';
+import { deleteQuerySchema } from '../routes/delete.routes.js';
+import { waitSchema } from '../routes/drop-links.routes.js';
+import { batchMoveSchema, dashboardQuerySchema, moveSchema, privacySchema, renameSchema } from '../routes/files.schemas.js';
+import { defaultFolderSchema, newFolderSchema } from '../routes/folders.routes.js';
+import { markReadSchema, voteSchema } from '../routes/notifications.routes.js';
+import { uploadFormSchema, urlUploadSchema } from '../routes/upload.routes.js';
+import * as r from './responses.schemas.js';
+
+// Request schemas are the routes' own objects; response schemas come from responses.schemas.ts.
+
+const ERRORS = {
+  400: 'Invalid request: the body, query or a field is wrong (`details` names each bad field)',
+  401: 'No credentials, or ones that are not recognised',
+  403: 'Not allowed for this account (plan, ban, folder key without Pro, storage full)',
+  404: 'Not found, or not this account’s',
+  409: 'Conflict (a name taken, a generated name collided: retry)',
+  413: 'Too large for the plan or the storage left',
+  429: 'Rate limit reached: retry after `retryAfter` seconds',
+  502: 'Storage or an upstream service failed; nothing was saved: retry',
+  503: 'PostgreSQL or Redis is briefly unreachable; nothing was changed: retry after `retryAfter` seconds',
+} as const;
+type ErrorStatus = keyof typeof ERRORS;
+const NAMES: Record<ErrorStatus, string> = {
+  400: 'BadRequest',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFound',
+  409: 'Conflict',
+  413: 'TooLarge',
+  429: 'TooManyRequests',
+  502: 'BadGateway',
+  503: 'ServiceUnavailable',
+};
+const retryAfterHeader = z.object({ 'Retry-After': z.string().meta({ description: 'Seconds, as in the body' }) });
+// Registered once (by id) and referenced by every operation that can answer it.
+const errorResponses = {} as Record<ErrorStatus, ZodOpenApiResponseObject>;
+for (const status of Object.keys(ERRORS).map(Number) as ErrorStatus[]) {
+  errorResponses[status] = {
+    id: NAMES[status],
+    description: ERRORS[status],
+    ...(status === 429 || status === 503 ? { headers: retryAfterHeader } : {}),
+    content: { 'application/json': { schema: r.errorBodySchema } },
+  };
+}
+
+const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema } } });
+const answer = (description: string, schema: z.ZodType): ZodOpenApiResponseObject => ({ description, ...json(schema) });
+
+/**
+ * An operation whose 200 is `ok`, with the error answers it can give; 503 too unless it touches no
+ * database (`static`): PostgreSQL or Redis out of reach is a 503 on every other route.
+ */
+function op(
+  tag: string,
+  summary: string,
+  ok: ZodOpenApiResponseObject,
+  errors: ErrorStatus[],
+  more: Omit<ZodOpenApiOperationObject, 'responses'> = {},
+  reach: 'data' | 'static' = 'data',
+): ZodOpenApiOperationObject {
+  const statuses = [...new Set(reach === 'data' ? [...errors, 503 as const] : errors)].sort();
+  return { tags: [tag], summary, ...more, responses: { 200: ok, ...Object.fromEntries(statuses.map((s) => [s, errorResponses[s]])) } };
+}
+
+const ANONYMOUS: Record<string, string[]> = {};
+const noAuth = { security: [] };
+// Uploads take a key, or none from the website itself (same origin, its visitor cookie).
+const keyOrWebsite = { security: [{ apiKey: [] }, ANONYMOUS] };
+const path = <T extends Record<string, z.ZodType>>(shape: T) => ({ requestParams: { path: z.object(shape) } });
+const filename = path({ filename: z.string().meta({ description: 'Stored filename', example: 'Xk2P9aQm1z.png' }) });
+const folderId = path({ id: z.uuid().meta({ description: 'Folder id' }) });
+const binaryFile = z.string().meta({ format: 'binary', description: 'The file (send it as `file` or as `image`, not both)' });
+const multipartFile = (fields: z.ZodObject) => ({
+  required: true,
+  content: { 'multipart/form-data': { schema: fields.extend({ file: binaryFile.optional(), image: binaryFile.optional() }) } },
+});
+const body = (schema: z.ZodType) => ({ requestBody: { required: true, ...json(schema) } });
+
+const uploadErrors: ErrorStatus[] = [400, 401, 403, 409, 413, 429, 502];
+const ownFile: ErrorStatus[] = [401, 403, 404];
+
+const paths: ZodOpenApiPathsObject = {
+  '/api/ping': { get: op('Core', 'Liveness', answer('Alive', r.pingSchema), [], noAuth, 'static') },
+  '/api/delete/{filename}': {
+    get: op('Core', 'Delete with a link (account key or the file’s own token)', answer('Deleted', r.messageSchema), [400, 401, 403, 404], {
+      ...filename,
+      requestParams: { ...filename.requestParams, query: deleteQuerySchema },
+      description: 'Give `token` (from an upload’s `deletionUrl`, this file only) or the account key as `apiKey` or x-api-key.',
+      security: [{ apiKey: [] }, ANONYMOUS],
+    }),
+  },
+
+  '/api/upload': {
+    post: op(
+      'Uploads',
+      'Upload one file',
+      {
+        description: 'Stored (the URL works at once): the URL as text, or JSON with `?format=json` / `x-response-format: json`',
+        content: { 'text/plain': { schema: z.url().meta({ example: 'http://alice.localhost:3000/Xk2P9aQm1z.png' }) }, 'application/json': { schema: r.ok(r.uploadResultSchema) } },
+      },
+      uploadErrors,
+      {
+        ...keyOrWebsite,
+        description: 'A folder key (fk_…) files into its folder (Pro); the primary key into the default upload folder, else the root.',
+        requestParams: {
+          query: z.object({ format: z.enum(['json']).optional().meta({ description: 'json: answer with JSON' }) }),
+          header: z.object({ 'x-response-format': z.enum(['json']).optional() }),
+        },
+        requestBody: multipartFile(uploadFormSchema),
+      },
+    ),
+  },
+  '/api/upload/url': {
+    post: op('Uploads', 'Rehost a remote image', answer('Stored', r.ok(r.uploadResultSchema)), uploadErrors, { ...keyOrWebsite, ...body(urlUploadSchema) }),
+  },
+  '/api/upload/config': {
+    get: op('Uploads', 'Expiry choices and size limits', answer('Upload configuration (no `success` field)', r.uploadConfigSchema), [], {
+      description: 'An optional x-api-key makes `registered` the caller’s plan limit.',
+      security: [{ apiKey: [] }, ANONYMOUS],
+    }),
+  },
+
+  '/api/auth/captcha': { get: op('Accounts', 'A proof-of-work challenge', answer('Challenge (no `success` field)', r.captchaChallengeSchema), [], noAuth) },
+  '/api/auth/register': { post: op('Accounts', 'Register', answer('Registered and signed in', r.ok(r.sessionSchema)), [400, 409, 429], { ...noAuth, ...body(registerSchema) }) },
+  '/api/auth/login': { post: op('Accounts', 'Sign in', answer('Signed in', r.ok(r.sessionSchema)), [400, 401, 429], { ...noAuth, ...body(loginSchema) }) },
+  '/api/auth/logout': { post: op('Accounts', 'End the session', answer('Signed out', r.messageSchema), [], { security: [{ bearer: [] }, ANONYMOUS] }) },
+  '/api/auth/me': { get: op('Accounts', 'The profile', answer('Profile', r.ok(z.object({ user: r.profileSchema }))), [401, 403]) },
+
+  '/api/album/{shareId}': {
+    get: op('Albums', 'A shared album, one page', answer('Album page', r.ok(r.albumPageSchema)), [400, 404], {
+      ...noAuth,
+      requestParams: { path: z.object({ shareId: z.string() }), query: albumQuerySchema },
+    }),
+  },
+
+  '/api/user/regenerate-api-key': { post: op('Accounts', 'New primary key (the old one is refused at once)', answer('New key', r.ok(r.regeneratedKeySchema)), [401, 403, 429]) },
+  '/api/user/subdomain': {
+    get: op('URL formats', 'URL style of new uploads', answer('Settings', r.ok(r.urlFormatSettingsSchema)), [401, 403]),
+    post: op('URL formats', 'Choose the URL style of new uploads', answer('Chosen', r.ok(r.urlFormatChangedSchema)), [400, 401, 403], body(urlFormatSchema)),
+  },
+  '/api/user/connections': {
+    get: op('Connections', 'Connected AI assistants', answer('Connections', r.ok(z.object({ connections: z.array(r.connectionSchema) }))), [401, 403]),
+  },
+  '/api/user/connections/{clientId}': {
+    delete: op('Connections', 'Disconnect an assistant (all its tokens)', answer('Disconnected', r.messageSchema), [401, 403, 404], path({ clientId: z.string().meta({ description: 'Percent-encoded (it may be a URL)' }) })),
+  },
+  '/api/user/custom-domain': {
+    get: op('Custom domain', 'The custom domain and its DNS checks (Pro)', answer('Configuration', r.ok(r.customDomainStateSchema)), [401, 403]),
+    // The service validates the name itself (normalizeDomain), so there is no route schema to share.
+    post: op('Custom domain', 'Add a custom domain (Pro)', answer('Records to publish', r.ok(r.customDomainSchema)), [400, 401, 403, 409, 502], {
+      requestBody: { required: true, ...json(z.object({ domain: z.string().meta({ example: 'img.example.com' }) })) },
+    }),
+    delete: op('Custom domain', 'Remove the custom domain (Pro)', answer('Removed', r.messageSchema), [401, 403, 404]),
+  },
+  '/api/user/custom-domain/verify': {
+    post: op('Custom domain', 'Check the DNS records now (Pro)', answer('Configuration', r.ok(r.customDomainSchema)), [401, 403, 404, 502]),
+  },
+  '/api/user/uploader-config': {
+    get: op(
+      'Accounts',
+      'A ready-made config for ShareX, Flameshot or curl',
+      {
+        description: 'A file to save (Content-Disposition: attachment) holding the chosen key',
+        content: { 'application/json': { schema: z.record(z.string(), z.unknown()) }, 'text/x-shellscript': { schema: z.string() }, 'text/plain': { schema: z.string() } },
+      },
+      [400, 401, 403, 404],
+      { requestParams: { query: uploaderConfigSchema } },
+    ),
+  },
+
+  '/api/user/dashboard': {
+    get: op('Files', 'Uploads, folders, folder keys, pagination', answer('One page', r.ok(r.dashboardSchema)), [400, 401, 403, 404], { requestParams: { query: dashboardQuerySchema } }),
+  },
+  '/api/user/images/move': {
+    patch: op('Files', 'Move many files', answer('Moved (per-file failures in `errors`)', r.batchMovedSchema), [400, 401, 403, 404], body(batchMoveSchema)),
+  },
+  '/api/user/images/{filename}': { delete: op('Files', 'Delete a file', answer('Deleted', r.messageSchema), ownFile, filename) },
+  '/api/user/images/{filename}/rename': {
+    put: op('Files', 'Rename (the URL changes)', answer('Renamed', r.renamedSchema), [...ownFile, 400, 409], { ...filename, ...body(renameSchema) }),
+  },
+  '/api/user/images/{filename}/replace': {
+    patch: op('Files', 'Replace the content (same name and URL)', answer('Replaced', r.ok(r.replacedSchema).extend({ message: z.string() })), [...ownFile, 400, 413, 502], {
+      ...filename,
+      requestBody: multipartFile(z.object({})),
+    }),
+  },
+  '/api/user/images/{filename}/privacy': {
+    patch: op('Files', 'Make private (signed links only) or public', answer('Set', r.ok(r.privacySetSchema)), [...ownFile, 400], { ...filename, ...body(privacySchema) }),
+  },
+  '/api/user/images/{filename}/move': {
+    patch: op('Files', 'Move to a folder (null: root)', answer('Moved', r.messageSchema), [...ownFile, 400], { ...filename, ...body(moveSchema) }),
+  },
+
+  '/api/user/folders': {
+    get: op('Folders', 'List folders', answer('Folders', r.ok(z.array(r.folderSchema))), [401, 403]),
+    post: op('Folders', 'Create a folder', answer('Created', r.ok(r.folderSchema)), [400, 401, 403, 409], body(newFolderSchema)),
+  },
+  '/api/user/folders/{id}': { delete: op('Folders', 'Delete a folder (its files go to the root)', answer('Deleted', r.messageSchema), [401, 403, 404], folderId) },
+  '/api/user/default-folder': {
+    post: op('Folders', 'Where primary-key uploads land (null: root)', answer('Set', r.defaultFolderSetSchema), [400, 401, 403, 404], body(defaultFolderSchema)),
+  },
+  '/api/user/folder-keys': { get: op('Folder keys', 'List folder keys, newest first (Pro)', answer('Keys', r.ok(z.array(r.folderKeySchema))), [401, 403]) },
+  '/api/user/folders/{id}/key': {
+    post: op('Folder keys', 'Issue the folder’s key, replacing any (Pro)', answer('Issued', r.ok(r.folderKeySchema)), [401, 403, 404], folderId),
+    delete: op('Folder keys', 'Revoke the folder’s key (Pro)', answer('Revoked', r.messageSchema), [401, 403, 404], folderId),
+  },
+  '/api/user/folders/{id}/share': {
+    post: op('Albums', 'Share a folder as an album', answer('Shared', r.ok(r.albumShareSchema)), [401, 403, 404], folderId),
+    delete: op('Albums', 'Stop sharing (the link is gone at once)', answer('Unshared', r.messageSchema), [401, 403, 404], folderId),
+  },
+
+  '/api/user/drop-links': {
+    get: op('Drop links', 'List drop links', answer('Drop links', r.ok(z.object({ dropLinks: z.array(r.dropLinkSchema) }))), [401, 403]),
+    post: op('Drop links', 'Ask someone for one file', answer('Created', r.ok(r.dropLinkSchema)), [400, 401, 403, 404], body(createDropLinkSchema)),
+  },
+  '/api/user/drop-links/{id}': {
+    get: op('Drop links', 'One drop link; `wait` holds the request until a file arrives', answer('Drop link', r.ok(r.dropLinkSchema)), [400, 401, 403, 404], {
+      requestParams: { path: z.object({ id: z.uuid() }), query: waitSchema },
+    }),
+    delete: op('Drop links', 'Cancel a drop link', answer('Cancelled', r.messageSchema), [401, 403, 404], path({ id: z.uuid() })),
+  },
+
+  '/api/user/notifications': {
+    get: op('Notifications', 'The 50 most recent and the unread count', answer('Notifications', r.ok(r.notificationListSchema)), [401, 403]),
+  },
+  '/api/user/notifications/read': {
+    post: op('Notifications', 'Mark one read', answer('Marked', r.messageSchema), [400, 401, 403, 404], body(markReadSchema)),
+  },
+  '/api/user/notifications/stream': {
+    get: op(
+      'Notifications',
+      'Live notifications (server-sent events)',
+      {
+        description:
+          'An event stream: `event: notification` (data: a Notification) and `event: unread` (data: `{unreadCount}`); each carries an `id` to resume from with `Last-Event-ID`.',
+        content: { 'text/event-stream': { schema: z.string().meta({ example: 'id: 7\nevent: unread\ndata: {"unreadCount":1}\n\n' }) } },
+      },
+      [401, 403],
+      { requestParams: { header: z.object({ 'Last-Event-ID': z.string().optional().meta({ description: 'Replay what came after this event' }) }) } },
+    ),
+  },
+  '/api/user/polls': { get: op('Polls', 'Polls, active first', answer('Polls', r.ok(z.object({ polls: z.array(r.pollSchema) }))), [401, 403]) },
+  '/api/user/polls/vote': { post: op('Polls', 'Vote once', answer('Voted', r.votedSchema), [400, 401, 403, 404], body(voteSchema)) },
+
+  '/api/openapi.json': {
+    get: op('Docs', 'This document', answer('OpenAPI 3.1', z.record(z.string(), z.unknown())), [], noAuth, 'static'),
+  },
+  '/api/docs': {
+    get: op('Docs', 'This reference, as a web page', { description: 'HTML', content: { 'text/html': { schema: z.string() } } }, [], noAuth, 'static'),
+  },
+  '/api/docs/{asset}': {
+    get: op('Docs', 'A script or stylesheet of the docs page', { description: 'The asset', content: { 'text/javascript': { schema: z.string() }, 'text/css': { schema: z.string() } } }, [404], {
+      ...noAuth,
+      ...path({ asset: z.string() }),
+    }, 'static'),
+  },
+};
+
+/** The OpenAPI 3.1 document of every /api route, generated from the routes' own zod schemas. */
+export function buildOpenApiDocument(baseUrl: string) {
+  return createDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Hosted File Service API',
+      version: '1',
+      description:
+        'Errors always answer `{"success": false, "error": "…"}`, with `retryAfter` on 429 and 503 and `details` on validation failures.',
+    },
+    servers: [{ url: baseUrl }],
+    security: [{ apiKey: [] }, { bearer: [] }],
+    components: {
+      securitySchemes: {
+        apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'The account’s primary key (hfs_…); a folder key (fk_…) for uploads only' },
+        bearer: { type: 'http', scheme: 'bearer', description: 'The sessionToken from POST /api/auth/login or /register' },
+      },
+    },
+    paths,
+  });
+}
