@@ -103,18 +103,23 @@ describe('RedisLocker (tus upload locks across processes)', () => {
     await waiter.unlock();
   });
 
-  it('asks a holder in the same process too', async () => {
-    const a = await startProcess();
+  /** The holder is asked to release, unlocks, and the waiter gets the lock. */
+  async function handOver(holderSide: RedisLocker, waiterSide: RedisLocker) {
     const id = uploadId();
-    const holder = a.locker.newLock(id);
+    const holder = holderSide.newLock(id);
     const spy = cancelSpy();
     await holder.lock(never(), spy.cancelReq);
-    const waiter = a.locker.newLock(id);
+    const waiter = waiterSide.newLock(id);
     const waiting = waiter.lock(never(), ignore);
     await spy.firstCall;
     await holder.unlock();
     await waiting;
     await waiter.unlock();
+  }
+
+  it('asks a holder in the same process too', async () => {
+    const a = await startProcess();
+    await handOver(a.locker, a.locker);
   });
 
   it("rejects a waiter whose signal aborts with tus's ERR_LOCK_TIMEOUT and leaves the holder its lock", async () => {
@@ -150,16 +155,7 @@ describe('RedisLocker (tus upload locks across processes)', () => {
     const b = await startProcess({ ttlMs: 300 });
     // Process b hears nothing: only its poll can tell it the lock is free.
     b.subscriber.disconnect();
-    const id = uploadId();
-    const holder = a.locker.newLock(id);
-    const spy = cancelSpy();
-    await holder.lock(never(), spy.cancelReq);
-    const waiter = b.locker.newLock(id);
-    const waiting = waiter.lock(never(), ignore);
-    await spy.firstCall;
-    await holder.unlock();
-    await waiting;
-    await waiter.unlock();
+    await handOver(a.locker, b.locker);
   });
 
   it('keeps a live holder its lock well past ttlMs', async () => {
