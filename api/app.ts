@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { bodyParser } from '@koa/bodyparser';
+import type { Redis } from 'ioredis';
 import Koa from 'koa';
 import type { Container } from '../shared/container.js';
 import { AppError } from '../shared/errors.js';
@@ -15,6 +16,7 @@ import { oauthServer } from './oauth/oauth-server.js';
 import { createOAuthProvider } from './oauth/provider.js';
 import { healthRoutes } from './routes/health.routes.js';
 import { apiRouter } from './routes/index.js';
+import { tusUploads } from './tus/tus-uploads.js';
 import { metricsRoutes } from './routes/metrics.routes.js';
 import { albumPagesRoutes } from './site/album.routes.js';
 import { pagesRoutes } from './site/pages.routes.js';
@@ -29,7 +31,7 @@ import { WebMetrics } from './web-metrics.js';
  * Builds the web app without listening, so tests drive the very same app through a real server;
  * `handle` is what the server listens with (the hot-file fast path in front of the app).
  */
-export async function createApp(container: Container, hub: NotificationHub) {
+export async function createApp(container: Container, hub: NotificationHub, subscriber: Redis) {
   const { config, services, urls } = container;
   const provider = await createOAuthProvider({ config, store: services.authorizationStore, logger: container.logger });
   const tokens = new AccessTokenVerifier(provider, mcpResourceOf(config.baseUrl), services.connections);
@@ -40,6 +42,7 @@ export async function createApp(container: Container, hub: NotificationHub) {
     arrivals: hub,
     uploadMaxBytes: config.mcpUploadMaxBytes,
   });
+  const tus = tusUploads(container, subscriber);
   const app = new Koa<AppState>();
   app.proxy = container.config.trustProxy;
   // Errors are rendered by errorHandler; this only silences Koa's default stderr printing.
@@ -60,6 +63,8 @@ export async function createApp(container: Container, hub: NotificationHub) {
   // Before the Redis gate and the JSON parser: tools answer for themselves, and bodies may be large.
   app.use(mcp.router.routes());
   app.use(requireRedisForChanges(container.redis));
+  // Before the body parser: tus reads its own bodies.
+  app.use(tus.middleware);
   app.use(
     bodyParser({
       // Forms: the consent page and the account page's buttons.
@@ -95,5 +100,12 @@ export async function createApp(container: Container, hub: NotificationHub) {
     }
     if (!answered) void callback(req, res);
   };
-  return { app, handle, close: mcp.close };
+  return {
+    app,
+    handle,
+    async close() {
+      await mcp.close();
+      await tus.close();
+    },
+  };
 }

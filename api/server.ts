@@ -26,7 +26,7 @@ export async function startWebServer(container: Container, port: number, host = 
   const stopDomains = await container.services.domainDirectory.subscribe(subscriber);
   const hub = new NotificationHub(subscriber, container.services.notifications.channel, container.logger);
   await hub.start();
-  const { handle, close: closeApp } = await createApp(container, hub);
+  const { handle, close: closeApp } = await createApp(container, hub, subscriber);
   const server = createServer(handle);
   // Custom domains over TLS: each name's certificate by SNI; a name without one gets no certificate at all.
   const tlsServer = container.config.httpsPort === undefined

@@ -80,7 +80,8 @@ export class RedisLocker implements Locker {
     if (!this.listening) return;
     this.listening = false;
     this.subscriber.off('message', this.onMessage);
-    await this.subscriber.unsubscribe(this.releaseRequests, this.releases);
+    // A subscriber its owner is closing (or closed) has nothing left to unsubscribe.
+    await this.subscriber.unsubscribe(this.releaseRequests, this.releases).catch(() => undefined);
   }
 
   private listen(): void {

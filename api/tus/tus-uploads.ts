@@ -1,0 +1,144 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
+import { EVENTS, Server, type Upload } from '@tus/server';
+import type { Redis } from 'ioredis';
+import type { Middleware } from 'koa';
+import type { Container } from '../../shared/container.js';
+import { AppError, isAppError } from '../../shared/errors.js';
+import { expirySchema } from '../../shared/services/expiry.js';
+import type { UploadResult } from '../../shared/services/upload.service.js';
+import { RedisLocker } from '../../shared/services/uploads/redis-locker.js';
+import { createTusStore } from '../../shared/services/uploads/tus-store.js';
+import { consumeUploadRate, type IdentifiedUploader, identifyUploader } from '../middleware/upload-auth.middleware.js';
+import type { AppContext, AppState } from '../state.js';
+
+export const TUS_PATH = '/api/uploads';
+const RESULT_TTL_SECONDS = 24 * 60 * 60;
+// Where the finished upload's hosted URL travels on the last PATCH (and on HEAD afterwards).
+const HOSTED_URL_HEADER = 'X-Hosted-Url';
+const OWNER_KEY = 'hfsowner';
+
+type TusError = { status_code: number; body: string };
+interface Finished {
+  owner: string;
+  result: UploadResult;
+}
+
+/** A refusal of ours in tus's shape, with the spec's error body. */
+function tusError(err: unknown): TusError {
+  if (isAppError(err) && err.expose) return { status_code: err.status, body: JSON.stringify({ success: false, error: err.message, ...err.extra }) };
+  throw err;
+}
+
+/**
+ * Resumable uploads (tus 1.0, `@tus/server`) at /api/uploads, beside the one-request upload and with
+ * its rules: the same callers, limits checked at creation, the same upload pipeline at the end. Any
+ * web process can continue any upload (state and locks in Redis).
+ */
+export function tusUploads(container: Container, subscriber: Redis): { middleware: Middleware<AppState>; close(): Promise<void> } {
+  const { services, config, redis, box } = container;
+  const caller = new AsyncLocalStorage<IdentifiedUploader>();
+  const current = () => {
+    const identified = caller.getStore();
+    if (!identified) throw new Error('tus request outside its caller');
+    return identified;
+  };
+  // An upload belongs to whoever created it: an account, or one anonymous website visitor.
+  const ownerOf = ({ uploader, visitor }: IdentifiedUploader) => box.sign(`tus-owner:${uploader.account?.id ?? `visitor:${visitor}`}`);
+  const resultKey = (id: string) => `${config.redisPrefix}:tus-result:${id}`;
+  const datastore = createTusStore(config, redis);
+  const locker = new RedisLocker({ redis, subscriber, prefix: `${config.redisPrefix}:tus-lock` });
+
+  const server = new Server({
+    path: TUS_PATH,
+    datastore,
+    locker,
+    respectForwardedHeaders: config.trustProxy,
+    namingFunction: () => randomUUID(),
+    maxSize: () => services.uploads.maxBytesFor(current().uploader.account),
+    async onUploadCreate(_req, upload) {
+      try {
+        await services.uploads.assertCanUpload(current().uploader);
+        validateExpiry(upload);
+      } catch (err) {
+        throw tusError(err);
+      }
+      return { metadata: { ...upload.metadata, [OWNER_KEY]: ownerOf(current()) } };
+    },
+    async onIncomingRequest(req, id) {
+      if (req.method === 'POST' || req.method === 'OPTIONS') return;
+      const upload = await datastore.getUpload(id).catch(() => undefined);
+      // Another caller's upload is not there for this one (404, never 403).
+      if (upload && upload.metadata?.[OWNER_KEY] !== ownerOf(current())) throw { status_code: 404, body: JSON.stringify({ success: false, error: 'Upload not found' }) };
+    },
+    async onUploadFinish(_req, upload) {
+      let result: UploadResult;
+      try {
+        const body = await datastore.read(upload.id);
+        result = await services.uploads.upload(current().uploader, body, {
+          originalName: upload.metadata?.filename ?? upload.metadata?.name ?? undefined,
+          expiry: validateExpiry(upload),
+          source: 'tus',
+        });
+      } catch (err) {
+        await datastore.remove(upload.id).catch(() => undefined);
+        throw tusError(err);
+      }
+      const finishedUpload: Finished = { owner: ownerOf(current()), result };
+      await redis.set(resultKey(upload.id), JSON.stringify(finishedUpload), 'EX', RESULT_TTL_SECONDS);
+      return { headers: { [HOSTED_URL_HEADER]: result.url } };
+    },
+  });
+  // The bytes now live in storage as a file: the upload's own copy goes once the answer is out.
+  server.on(EVENTS.POST_FINISH, (_req, _res, upload: Upload) => {
+    void datastore.remove(upload.id).catch((err: unknown) => container.logger.warn({ err, id: upload.id }, 'finished tus upload not removed'));
+  });
+
+  /** A finished upload (its store copy is gone): HEAD says it is complete, GET …/result gives the JSON. */
+  const finished = async (id: string) => {
+    const stored = await redis.get(resultKey(id));
+    return stored ? (JSON.parse(stored) as Finished) : undefined;
+  };
+
+  const middleware: Middleware<AppState> = async (ctx, next) => {
+    if (ctx.path !== TUS_PATH && !ctx.path.startsWith(`${TUS_PATH}/`)) return next();
+    ctx.state.route = `${TUS_PATH}/*`;
+    if (ctx.method === 'OPTIONS') {
+      ctx.respond = false;
+      return server.handle(ctx.req, ctx.res);
+    }
+    const identified = await identifyUploader(ctx, container);
+    const resultMatch = /^\/api\/uploads\/([^/]+)\/result$/.exec(ctx.path);
+    const id = resultMatch?.[1] ?? ctx.path.slice(TUS_PATH.length + 1);
+    if (id && (resultMatch || ctx.method === 'HEAD')) {
+      const done = await finished(id);
+      if (done) {
+        // Only its uploader sees it.
+        if (done.owner !== ownerOf(identified)) return notFound(ctx);
+        const { result } = done;
+        if (resultMatch) return (ctx.body = { success: true, data: result });
+        ctx.set({ 'Tus-Resumable': '1.0.0', 'Upload-Offset': String(result.sizeBytes), 'Upload-Length': String(result.sizeBytes), [HOSTED_URL_HEADER]: result.url, 'Cache-Control': 'no-store' });
+        ctx.status = 200;
+        return;
+      }
+      if (resultMatch) return notFound(ctx);
+    }
+    if (ctx.method === 'POST') await consumeUploadRate(ctx, identified, container);
+    ctx.respond = false;
+    await caller.run(identified, () => server.handle(ctx.req, ctx.res));
+  };
+
+  return { middleware, close: async () => locker.close() };
+}
+
+function notFound(ctx: AppContext) {
+  ctx.status = 404;
+  ctx.body = { success: false, error: 'Upload not found' };
+}
+
+/** The expiry a client sets in Upload-Metadata (`expiry`: 1h … 30d, or none). */
+function validateExpiry(upload: Upload) {
+  const parsed = expirySchema.safeParse(upload.metadata?.expiry ?? null);
+  if (!parsed.success) throw AppError.badRequest(parsed.error.issues[0]?.message ?? 'expiry is not valid');
+  return parsed.data;
+}

@@ -1,0 +1,151 @@
+import { expect } from 'chai';
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import * as tus from 'tus-js-client';
+import { elfBytes, pngBytes } from '../helpers/media.js';
+import { createTestEnv, startSecondWebProcess, type TestEnv } from '../helpers/test-env.js';
+import { fileRowsOf, storageUsedBy, storedObjects } from '../helpers/uploads.js';
+
+const CHUNK = 64 * 1024;
+
+interface Started {
+  upload: tus.Upload;
+  done: Promise<void>;
+}
+
+/** A tus-js-client upload (Node, a Buffer), started; `stopAfter`: abort once that many bytes are in. */
+function startUpload(endpoint: string, bytes: Buffer, options: { key: string; uploadUrl?: string; stopAfter?: number; metadata?: Record<string, string> }): Started {
+  let upload!: tus.Upload;
+  const done = new Promise<void>((resolve, reject) => {
+    upload = new tus.Upload(bytes, {
+      endpoint,
+      ...(options.uploadUrl ? { uploadUrl: options.uploadUrl } : {}),
+      chunkSize: CHUNK,
+      retryDelays: [],
+      headers: { 'x-api-key': options.key },
+      metadata: { filename: 'resumable.png', ...options.metadata },
+      onProgress: (sent) => {
+        if (options.stopAfter !== undefined && sent >= options.stopAfter) {
+          void upload.abort().then(resolve);
+        }
+      },
+      onSuccess: () => resolve(),
+      onError: reject,
+    });
+  });
+  upload.start();
+  return { upload, done };
+}
+
+describe('resumable uploads (tus) with tus-js-client', function () {
+  this.timeout(60_000);
+  let env: TestEnv;
+  let endpoint: string;
+  before(async () => {
+    env = await createTestEnv({ env: { PLAN_FREE_MAX_FILE_SIZE: '2000000' } });
+    endpoint = `${env.web.url}/api/uploads`;
+  });
+  after(() => env.close());
+
+  const resultOf = async (url: string, key: string) => (await env.api.get(`${new URL(url).pathname}/result`, { key })).body;
+  const head = (url: string, key: string) => fetch(url, { method: 'HEAD', headers: { 'Tus-Resumable': '1.0.0', 'x-api-key': key } });
+  /** Whether the tus store still holds the upload's bytes. */
+  const kept = async (url: string) => (await readdir(path.join(env.dataDir, 'tus')).catch(() => [] as string[])).includes(path.basename(new URL(url).pathname));
+
+  it('uploads through the same pipeline: one file of source "tus", its bytes, its expiry; the result and the hosted URL are given', async () => {
+    const user = await env.createAccount();
+    const bytes = pngBytes(300_000, 1);
+    const started = startUpload(endpoint, bytes, { key: user.apiKey, metadata: { expiry: '1d' } });
+    await started.done;
+    const url = started.upload.url!;
+    const final = await head(url, user.apiKey);
+    expect(final.status).to.equal(200);
+    expect(final.headers.get('upload-offset')).to.equal(String(bytes.length));
+    const result = await resultOf(url, user.apiKey);
+    expect(result.success).to.equal(true);
+    expect(final.headers.get('x-hosted-url')).to.equal(result.data.url);
+    expect(result.data).to.include({ originalFilename: 'resumable.png', mimeType: 'image/png', sizeBytes: bytes.length, expiry: '1d' });
+    const rows = await fileRowsOf(env, user.id);
+    expect(rows).to.have.length(1);
+    expect(rows[0]).to.include({ source: 'tus', size: bytes.length });
+    const stored = await env.container.storage.get(rows[0]!.objectKey);
+    expect(Buffer.concat(await stored!.body.toArray()).equals(bytes)).to.equal(true);
+    expect(await storageUsedBy(env, user.id)).to.equal(bytes.length);
+    expect(await kept(url)).to.equal(false);
+  });
+
+  it('resumes an aborted upload from the offset the server has, on another web process', async () => {
+    const user = await env.createAccount();
+    const bytes = pngBytes(400_000, 2);
+    const first = startUpload(endpoint, bytes, { key: user.apiKey, stopAfter: 2 * CHUNK });
+    await first.done;
+    const url = first.upload.url!;
+    const offset = Number((await head(url, user.apiKey)).headers.get('upload-offset'));
+    expect(offset).to.be.at.least(2 * CHUNK).and.below(bytes.length);
+
+    const second = await startSecondWebProcess(env);
+    try {
+      const elsewhere = `${second.web.url}${new URL(url).pathname}`;
+      const resumed = startUpload(`${second.web.url}/api/uploads`, bytes, { key: user.apiKey, uploadUrl: elsewhere });
+      let firstReported: number | undefined;
+      resumed.upload.options.onProgress = (sent) => (firstReported ??= sent);
+      await resumed.done;
+      // Its first progress is where the server was: nothing is sent twice.
+      expect(firstReported).to.be.at.least(offset);
+    } finally {
+      await second.close();
+    }
+    const rows = await fileRowsOf(env, user.id);
+    expect(rows).to.have.length(1);
+    const stored = await env.container.storage.get(rows[0]!.objectKey);
+    expect(Buffer.concat(await stored!.body.toArray()).equals(bytes)).to.equal(true);
+  });
+
+  describe('refusals', () => {
+    const create = (key: string | undefined, length: number, extra: Record<string, string> = {}) =>
+      fetch(endpoint, { method: 'POST', headers: { 'Tus-Resumable': '1.0.0', 'Upload-Length': String(length), ...(key ? { 'x-api-key': key } : {}), ...extra } });
+
+    it('refuses an Upload-Length over the plan (413) and stores nothing; no key is 401', async () => {
+      const user = await env.createAccount();
+      const res = await create(user.apiKey, 2_000_001);
+      expect(res.status).to.equal(413);
+      expect(res.headers.get('location')).to.equal(null);
+      expect((await create(undefined, 10)).status).to.equal(401);
+    });
+
+    it('answers a PATCH at the wrong offset with 409', async () => {
+      const user = await env.createAccount();
+      const created = await create(user.apiKey, 1000);
+      expect(created.status).to.equal(201);
+      const location = new URL(created.headers.get('location')!, endpoint).href;
+      const wrong = await fetch(location, {
+        method: 'PATCH',
+        headers: { 'Tus-Resumable': '1.0.0', 'Upload-Offset': '500', 'Content-Type': 'application/offset+octet-stream', 'x-api-key': user.apiKey },
+        body: new Uint8Array(10),
+      });
+      expect(wrong.status).to.equal(409);
+    });
+
+    it('refuses an executable at the end (400): nothing kept, nothing charged', async () => {
+      const user = await env.createAccount();
+      const objectsBefore = await storedObjects(env);
+      const started = startUpload(endpoint, elfBytes(), { key: user.apiKey });
+      const error = await started.done.then(() => undefined, (err: Error) => err);
+      expect(String(error)).to.match(/400/);
+      expect(await fileRowsOf(env, user.id)).to.deep.equal([]);
+      expect(await storageUsedBy(env, user.id)).to.equal(0);
+      expect(await kept(started.upload.url!)).to.equal(false);
+      expect(await storedObjects(env)).to.deep.equal(objectsBefore);
+    });
+
+    it("answers another account's upload as 404", async () => {
+      const owner = await env.createAccount();
+      const stranger = await env.createAccount();
+      const started = startUpload(endpoint, pngBytes(200_000, 3), { key: owner.apiKey, stopAfter: CHUNK });
+      await started.done;
+      const url = started.upload.url!;
+      expect((await head(url, stranger.apiKey)).status).to.equal(404);
+      expect((await head(url, owner.apiKey)).status).to.equal(200);
+    });
+  });
+});
