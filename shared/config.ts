@@ -59,6 +59,8 @@ const envSchema = z
     RATE_LIMIT_LOGIN_FAILURES: z.coerce.number().int().positive().default(10),
     CAPTCHA_MAX_NUMBER: z.coerce.number().int().min(10).default(50_000),
     URL_FETCH_TIMEOUT_MS: z.coerce.number().int().positive().default(10 * 60 * 1000),
+    // How long an unfinished resumable (tus) upload is kept before it and its parts are removed.
+    RESUMABLE_UPLOAD_EXPIRY_SECONDS: z.coerce.number().int().positive().default(24 * 60 * 60),
     MCP_UPLOAD_MAX_BYTES: z.coerce.number().int().positive().max(100 * 1024 * 1024).default(20 * 1024 * 1024),
     ACME_DIRECTORY_URL: z.url({ protocol: /^https$/ }).default('https://acme-v02.api.letsencrypt.org/directory'),
     ACME_EMAIL: z.email().optional(),
@@ -216,6 +218,7 @@ export function parseConfig(env: Env, options: ConfigOptions = {}) {
       : undefined,
     // upload_file carries its bytes in the JSON-RPC body (base64): this bounds both.
     mcpUploadMaxBytes: e.MCP_UPLOAD_MAX_BYTES,
+    resumableUploadExpiryMs: e.RESUMABLE_UPLOAD_EXPIRY_SECONDS * 1000,
     httpsPort: e.HTTPS_PORT,
     customDomains: {
       acmeDirectoryUrl: e.ACME_DIRECTORY_URL,

@@ -59,6 +59,7 @@ import { UploadService } from './services/upload.service.js';
 import { UploaderConfigService } from './services/uploader-config.service.js';
 import { UrlUploadService } from './services/url-upload.service.js';
 import { createStorage } from './storage/index.js';
+import { createTusStore } from './services/uploads/tus-store.js';
 
 export interface ContainerOptions {
   /** An already open database (tests hand in a per-file clone). */
@@ -80,6 +81,8 @@ export async function createContainer(config: Config, options: ContainerOptions 
   const redis = createRedis(config.redisUrl, 'client', health.redis);
   if (options.connectRedis !== false) await redis.connect();
   const storage = createStorage(config.storage);
+  // Resumable uploads collect here until they finish (web) or expire (the worker's sweep).
+  const tusStore = createTusStore(config, redis);
   const jobs = new JobQueues(redis, config.redisPrefix, (err) => health.redis.failed(err));
   const box = new SecretBox(config.secretKey);
   const plans = new Plans(config.planOverrides);
@@ -230,6 +233,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     db: database.db,
     redis,
     storage,
+    tusStore,
     jobs,
     box,
     plans,

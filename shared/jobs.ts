@@ -28,6 +28,8 @@ export interface JobPayloads {
   'domain.check': { accountId: string; domain: string; attempt: number };
   /** Every day: renew custom-domain certificates that end within 30 days (HTTP-01). */
   'domains.renew': Record<string, never>;
+  /** Every hour: remove resumable uploads left unfinished past their expiry, with their stored parts. */
+  'uploads.expire': Record<string, never>;
   /** Every hour: delete expired OAuth codes, tokens and sessions, and client registrations never used. */
   'oauth.prune': Record<string, never>;
   /** Send one stored file's current content to the moderation service and act on the verdict. */
@@ -80,6 +82,7 @@ export const JOBS: { [K in JobName]: { queue: QueueName; options: JobsOptions } 
   'polls.close-due': { queue: 'expiry', options: { removeOnComplete: { count: 10 }, removeOnFail: { count: 100 } } },
   'domain.check': { queue: 'domains', options: { attempts: 3, backoff: { type: 'exponential', delay: 60_000 }, removeOnComplete: { count: 1000 }, removeOnFail: { count: 1000 } } },
   'domains.renew': { queue: 'domains', options: { removeOnComplete: { count: 10 }, removeOnFail: { count: 100 } } },
+  'uploads.expire': { queue: 'expiry', options: { removeOnComplete: { count: 10 }, removeOnFail: { count: 100 } } },
   'oauth.prune': { queue: 'expiry', options: { removeOnComplete: { count: 10 }, removeOnFail: { count: 100 } } },
   // The moderation service may be down for a while: retries back off over a few days.
   'moderation.check': { queue: 'moderation', options: retried(15, 10_000) },
@@ -107,6 +110,7 @@ export const SCHEDULES: { id: string; job: JobName; everyMs: number }[] = [
   { id: 'moderation-sweep', job: 'moderation.sweep', everyMs: 10 * 60_000 },
   { id: 'storage-reconcile', job: 'storage.reconcile', everyMs: 60 * 60_000 },
   { id: 'oauth-prune', job: 'oauth.prune', everyMs: 60 * 60_000 },
+  { id: 'expire-resumable-uploads', job: 'uploads.expire', everyMs: 60 * 60_000 },
   { id: 'renew-certificates', job: 'domains.renew', everyMs: 24 * 60 * 60_000 },
 ];
 

@@ -8,7 +8,6 @@ import { AppError, isAppError } from '../../shared/errors.js';
 import { expirySchema } from '../../shared/services/expiry.js';
 import type { UploadResult } from '../../shared/services/upload.service.js';
 import { RedisLocker } from '../../shared/services/uploads/redis-locker.js';
-import { createTusStore } from '../../shared/services/uploads/tus-store.js';
 import { consumeUploadRate, type IdentifiedUploader, identifyUploader } from '../middleware/upload-auth.middleware.js';
 import type { AppContext, AppState } from '../state.js';
 
@@ -46,7 +45,7 @@ export function tusUploads(container: Container, subscriber: Redis): { middlewar
   // An upload belongs to whoever created it: an account, or one anonymous website visitor.
   const ownerOf = ({ uploader, visitor }: IdentifiedUploader) => box.sign(`tus-owner:${uploader.account?.id ?? `visitor:${visitor}`}`);
   const resultKey = (id: string) => `${config.redisPrefix}:tus-result:${id}`;
-  const datastore = createTusStore(config, redis);
+  const datastore = container.tusStore;
   const locker = new RedisLocker({ redis, subscriber, prefix: `${config.redisPrefix}:tus-lock` });
 
   const server = new Server({

@@ -3,6 +3,7 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import * as tus from 'tus-js-client';
 import { elfBytes, pngBytes } from '../helpers/media.js';
+import { eventually } from '../helpers/eventually.js';
 import { createTestEnv, startSecondWebProcess, type TestEnv } from '../helpers/test-env.js';
 import { fileRowsOf, storageUsedBy, storedObjects } from '../helpers/uploads.js';
 
@@ -147,5 +148,30 @@ describe('resumable uploads (tus) with tus-js-client', function () {
       expect((await head(url, stranger.apiKey)).status).to.equal(404);
       expect((await head(url, owner.apiKey)).status).to.equal(200);
     });
+  });
+});
+
+describe('resumable uploads that are never finished', () => {
+  let env: TestEnv;
+  before(async () => {
+    env = await createTestEnv({ workers: true, env: { RESUMABLE_UPLOAD_EXPIRY_SECONDS: '1' } });
+  });
+  after(() => env.close());
+
+  it('expire: the upload answers 410, and the hourly job removes its parts', async () => {
+    const user = await env.createAccount();
+    const endpoint = `${env.web.url}/api/uploads`;
+    const started = startUpload(endpoint, pngBytes(200_000, 4), { key: user.apiKey, stopAfter: CHUNK });
+    await started.done;
+    const url = started.upload.url!;
+    const part = path.join(env.dataDir, 'tus', path.basename(new URL(url).pathname));
+    expect((await readdir(path.dirname(part))).includes(path.basename(part))).to.equal(true);
+    // Time is the subject here: the upload outlives its one second.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const res = await fetch(url, { method: 'HEAD', headers: { 'Tus-Resumable': '1.0.0', 'x-api-key': user.apiKey } });
+    expect(res.status).to.equal(410);
+    await env.container.jobs.add('uploads.expire', {});
+    await eventually(async () => !(await readdir(path.dirname(part))).includes(path.basename(part)));
+    expect(await fileRowsOf(env, user.id)).to.deep.equal([]);
   });
 });

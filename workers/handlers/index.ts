@@ -11,6 +11,7 @@ import { oauthPrune } from './oauth-prune.handler.js';
 import { objectDelete } from './object-delete.handler.js';
 import { pollsCloseDue } from './polls-close-due.handler.js';
 import { storageReconcile } from './storage-reconcile.handler.js';
+import { uploadsExpire } from './uploads-expire.handler.js';
 import { urlFetch } from './url-fetch.handler.js';
 
 /** One handler per job name of shared/jobs.ts. */
@@ -24,6 +25,7 @@ export const handlers: HandlerMap = {
   'notify.broadcast': notifyBroadcast,
   'polls.close-due': pollsCloseDue,
   'oauth.prune': oauthPrune,
+  'uploads.expire': uploadsExpire,
   'domain.check': domainCheck,
   'domains.renew': domainsRenew,
   'moderation.check': moderationCheck,
