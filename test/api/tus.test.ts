@@ -175,3 +175,34 @@ describe('resumable uploads that are never finished', () => {
     expect(await fileRowsOf(env, user.id)).to.deep.equal([]);
   });
 });
+
+describe('resumable uploads across a web process restart', function () {
+  this.timeout(60_000);
+  let env: TestEnv;
+  before(async () => {
+    env = await createTestEnv();
+  });
+  after(() => env.close());
+
+  it('continues on a new process once the one that took the first part is gone, and stores one file with the same bytes', async () => {
+    const user = await env.createAccount();
+    const bytes = pngBytes(600_000, 5);
+    const first = await startSecondWebProcess(env);
+    const started = startUpload(`${first.web.url}/api/uploads`, bytes, { key: user.apiKey, stopAfter: CHUNK });
+    await started.done;
+    const { pathname } = new URL(started.upload.url!);
+    await first.close();
+    const restarted = await startSecondWebProcess(env);
+    try {
+      const resumed = startUpload(`${restarted.web.url}/api/uploads`, bytes, { key: user.apiKey, uploadUrl: `${restarted.web.url}${pathname}` });
+      await resumed.done;
+    } finally {
+      await restarted.close();
+    }
+    const rows = await fileRowsOf(env, user.id);
+    expect(rows).to.have.length(1);
+    expect(rows[0]).to.include({ source: 'tus', size: bytes.length });
+    const stored = await env.container.storage.get(rows[0]!.objectKey);
+    expect(Buffer.concat(await stored!.body.toArray()).equals(bytes)).to.equal(true);
+  });
+});

@@ -35,6 +35,8 @@ export function createTusStore(config: Pick<Config, 'storage' | 'dataDir' | 'red
     const { bucket, endpoint, region, forcePathStyle, accessKeyId, secretAccessKey } = storage.s3;
     return new S3Store({
       expirationPeriodInMilliseconds: config.resumableUploadExpiryMs,
+      // Expiry by our sweep, not object tags: not every S3-compatible store has tagging.
+      useTags: false,
       cache: new IoRedisKvStore(redis, `${config.redisPrefix}:tus-s3:`),
       s3ClientConfig: {
         bucket,
