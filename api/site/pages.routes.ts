@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { Router } from '@koa/router';
 import { AppError } from '../../shared/errors.js';
 import type { Principal } from '../../shared/principal.js';
@@ -11,6 +13,10 @@ import { SITE_CSS, SITE_JS } from './pages/assets.js';
 import { html, type SafeHtml } from './pages/html.js';
 import { renderPage } from './pages/render-page.js';
 import { staticAsset } from './static-asset.js';
+
+const TUS_CLIENT = readFileSync(createRequire(import.meta.url).resolve('tus-js-client/dist/tus.min.js'), 'utf8');
+// Files from this size go through the resumable endpoint (pausable, and a broken link resumes).
+const RESUMABLE_FROM_BYTES = 8 * 1024 * 1024;
 
 /** The small server-rendered website: upload form, sign-in, registration and the account page. */
 export function pagesRoutes({ services }: RouteDeps) {
@@ -35,10 +41,11 @@ export function pagesRoutes({ services }: RouteDeps) {
       'Upload',
       html`<h1>Upload a file</h1>
 <p>${account ? html`Signed in as <strong>${account.username}</strong>: uploads go to your library.` : 'No account needed; sign in to keep your files together.'}</p>
-<form id="upload-form">
+<form id="upload-form" data-resumable-from="${RESUMABLE_FROM_BYTES}">
   <input type="file" name="file" id="file" required>
   <label>Expires <select name="expiry" id="expiry">${options}</select></label>
   <button class="primary" type="submit">Upload</button>
+  <button type="button" id="pause" hidden>Pause</button>
   <div class="status"></div>
 </form>
 <p id="result" hidden>Your file: <a id="result-url" href="#"></a></p>`,
@@ -120,6 +127,8 @@ ${uploads.length ? html`<table><thead><tr><th>File</th><th>Original name</th><th
   });
 
   staticAsset(router, '/assets/site.css', 'text/css', SITE_CSS);
+  // tus-js-client's browser bundle, from our own origin: big files upload resumably.
+  staticAsset(router, '/assets/tus.min.js', 'application/javascript', TUS_CLIENT);
   staticAsset(router, '/assets/site.js', 'application/javascript', SITE_JS);
 
   return router;

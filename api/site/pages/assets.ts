@@ -88,20 +88,60 @@ document.addEventListener('DOMContentLoaded', () => {
   if (uploadForm) uploadForm.addEventListener('submit', async (event) => {
     event.preventDefault();
     const status = uploadForm.querySelector('.status');
-    const result = $('#result');
+    const file = uploadForm.elements.file.files[0];
+    const done = (url) => {
+      show(status, 'Uploaded.');
+      $('#result').hidden = false;
+      const link = $('#result-url');
+      link.href = url;
+      link.textContent = url;
+    };
+    if (file && window.tus && file.size >= Number(uploadForm.dataset.resumableFrom)) return resumable(file, status, done);
     show(status, 'Uploading…');
     try {
       const res = await fetch('/api/upload?format=json', { method: 'POST', body: new FormData(uploadForm), credentials: 'same-origin' });
       const data = await res.json();
       if (!res.ok) throw new Error(data.error || 'Upload failed');
-      show(status, 'Uploaded.');
-      result.hidden = false;
-      const link = $('#result-url');
-      link.href = data.data.url;
-      link.textContent = data.data.url;
+      done(data.data.url);
     } catch (err) {
       show(status, err.message, true);
     }
   });
+
+  // Big files: tus (resumable), with Pause / Resume; a broken connection is retried from where it was.
+  function resumable(file, status, done) {
+    const pause = $('#pause');
+    const expiry = uploadForm.elements.expiry.value;
+    const upload = new window.tus.Upload(file, {
+      endpoint: '/api/uploads',
+      chunkSize: 8 * 1024 * 1024,
+      retryDelays: [0, 1000, 3000, 5000, 10000],
+      metadata: { filename: file.name, ...(expiry ? { expiry } : {}) },
+      onProgress: (sent, total) => show(status, 'Uploading… ' + Math.floor((sent / total) * 100) + '%'),
+      onError: (err) => {
+        pause.hidden = true;
+        const body = err.originalResponse && err.originalResponse.getBody();
+        let message = 'Upload failed';
+        try { message = JSON.parse(body).error || message; } catch {}
+        show(status, message, true);
+      },
+      onSuccess: async () => {
+        pause.hidden = true;
+        const res = await fetch(new URL(upload.url).pathname + '/result', { credentials: 'same-origin' });
+        const data = await res.json();
+        if (res.ok) done(data.data.url);
+        else show(status, data.error || 'Upload failed', true);
+      },
+    });
+    let paused = false;
+    pause.hidden = false;
+    pause.textContent = 'Pause';
+    pause.onclick = () => {
+      paused = !paused;
+      pause.textContent = paused ? 'Resume' : 'Pause';
+      if (paused) { upload.abort(); show(status, 'Paused.'); } else upload.start();
+    };
+    upload.start();
+  }
 });
 `;

@@ -30,6 +30,7 @@ export function layout(title: string, body: SafeHtml, signedIn = false): string 
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · Hosted Files</title>
 <link rel="stylesheet" href="/assets/site.css">
+<script src="/assets/tus.min.js" defer></script>
 <script src="/assets/site.js" defer></script>
 </head>
 <body>
