@@ -202,8 +202,9 @@ describe('custom domains end to end: Pebble, DNS through challtestsrv, HTTPS by 
     await pebble.setTxt(data.sslValidationRecords[0].txt_name, data.sslValidationRecords[0].txt_value);
     await (await queue.getJob(job.id!))!.promote();
     await eventually(async () => (await env.api.get('/api/user/custom-domain', { key: pro.apiKey })).body.data.customDomainStatus === 'active', 30_000);
-    const notifications = (await env.api.get('/api/user/notifications', { key: pro.apiKey })).body.data.notifications as { type: string }[];
-    expect(notifications.map((n) => n.type)).to.include('custom_domain');
+    // The owner hears of it (written by the job just after the status).
+    const notified = async () => ((await env.api.get('/api/user/notifications', { key: pro.apiKey })).body.data.notifications as { type: string }[]).map((n) => n.type);
+    await eventually(async () => (await notified()).includes('custom_domain'));
   });
 
   it('refuses a domain another account holds (409), and forgets a removed one', async () => {
