@@ -82,7 +82,8 @@ describe('resumable uploads (tus) with tus-js-client', function () {
     await first.done;
     const url = first.upload.url!;
     const offset = Number((await head(url, user.apiKey)).headers.get('upload-offset'));
-    expect(offset).to.be.at.least(2 * CHUNK).and.below(bytes.length);
+    // The first chunk was acknowledged before the second went out; the aborted second may or may not have landed.
+    expect(offset).to.be.at.least(CHUNK).and.below(bytes.length);
 
     const second = await startSecondWebProcess(env);
     try {
