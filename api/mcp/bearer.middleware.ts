@@ -22,10 +22,15 @@ function challenge(ctx: AppContext, status: 401 | 403, error: string, descriptio
  * or cookie), checked on every request. Anything but a live token for `/mcp` is 401 with the
  * challenge that lets a client discover the authorization server.
  */
+/** The access token of the Authorization header (the only place one is taken from). */
+export function bearerTokenOf(ctx: AppContext): string | undefined {
+  return /^Bearer +([^\s]+) *$/i.exec(ctx.get('authorization'))?.[1];
+}
+
 export function requireMcpToken(verifier: AccessTokenVerifier, baseUrl: string): Middleware<AppState> {
   const metadataUrl = resourceMetadataUrlOf(baseUrl);
   return async (ctx, next) => {
-    const token = /^Bearer +([^\s]+) *$/i.exec(ctx.get('authorization'))?.[1];
+    const token = bearerTokenOf(ctx);
     const principal = token ? await verifier.verify(token) : undefined;
     if (!principal) {
       const description = token ? 'The access token is invalid, expired or revoked' : 'An access token is required';

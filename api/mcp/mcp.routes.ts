@@ -6,8 +6,9 @@ import type { Config } from '../../shared/config.js';
 import { AppError } from '../../shared/errors.js';
 import { MCP_SCOPE_NAMES, mcpResourceOf } from '../../shared/services/oauth/oauth-scopes.js';
 import type { AccessTokenVerifier } from '../oauth/access-tokens.js';
+import { LOOPBACK_HOSTS } from '../oauth/provider.js';
 import type { AppState } from '../state.js';
-import { holdsScopes, mcpPrincipalOf, requireMcpToken } from './bearer.middleware.js';
+import { bearerTokenOf, holdsScopes, mcpPrincipalOf, requireMcpToken } from './bearer.middleware.js';
 import { authInfoOf, createMcpEndpoint, type McpServerDeps } from './mcp-server.js';
 import { TOOL_SCOPES } from './tools.js';
 
@@ -15,8 +16,6 @@ interface JsonRpcMessage {
   method?: unknown;
   params?: { name?: unknown };
 }
-
-const LOOPBACK = ['localhost', '127.0.0.1', '[::1]'];
 
 /**
  * `/mcp` (Streamable HTTP) behind its bearer gate, and the protected-resource metadata (RFC 9728)
@@ -47,7 +46,7 @@ export function mcpRoutes(verifier: AccessTokenVerifier, config: Pick<Config, 'b
   const endpoint = createMcpEndpoint(deps, maxBody);
   const handle = toNodeHandler(endpoint, { maxRequestBodySize: maxBody });
   // DNS-rebinding protection: only our own hosts, and browsers only from our own pages or loopback.
-  const ownHosts = [...new Set([new URL(baseUrl).hostname, new URL(config.siteUrl).hostname, ...LOOPBACK])];
+  const ownHosts = [...new Set([new URL(baseUrl).hostname, new URL(config.siteUrl).hostname, ...LOOPBACK_HOSTS])];
   const validHost = hostHeaderValidation(ownHosts);
   const validOrigin = originValidation(ownHosts);
   const hostAndOrigin: Middleware<AppState> = async (ctx, next) => {
@@ -72,7 +71,7 @@ export function mcpRoutes(verifier: AccessTokenVerifier, config: Pick<Config, 'b
       .map((message) => (message?.method === 'tools/call' ? TOOL_SCOPES[String(message.params?.name)] : undefined))
       .filter((scope) => scope !== undefined);
     if (needed.length && !holdsScopes(ctx, [...new Set(needed)], baseUrl)) return;
-    const token = /^Bearer +([^\s]+)/i.exec(ctx.get('authorization'))![1]!;
+    const token = bearerTokenOf(ctx)!;
     ctx.respond = false;
     await handle(Object.assign(ctx.req, { auth: authInfoOf(token, mcpPrincipalOf(ctx)) }), ctx.res, parsed);
   });

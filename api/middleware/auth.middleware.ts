@@ -2,7 +2,14 @@ import type { Middleware } from 'koa';
 import { AppError } from '../../shared/errors.js';
 import type { AccountService } from '../../shared/services/account.service.js';
 import { SESSION_COOKIE, type SessionService } from '../../shared/services/session.service.js';
-import type { AppState } from '../state.js';
+import type { Principal } from '../../shared/principal.js';
+import type { AppContext, AppState } from '../state.js';
+
+/** The account signed in on the website (its session cookie), if any. */
+export async function siteAccountOf(ctx: AppContext, sessions: SessionService): Promise<Principal | undefined> {
+  const token = ctx.cookies.get(SESSION_COOKIE);
+  return token ? sessions.principalOf(token) : undefined;
+}
 
 /**
  * The account behind the request: its primary key in x-api-key, or a session token from sign-in

@@ -2,19 +2,16 @@ import { Router } from '@koa/router';
 import type Provider from 'oidc-provider';
 import type { InteractionResults } from 'oidc-provider';
 import { AppError } from '../../shared/errors.js';
-import type { Principal } from '../../shared/principal.js';
 import { MCP_SCOPES, mcpResourceOf, mcpScopesIn } from '../../shared/services/oauth/oauth-scopes.js';
-import { SESSION_COOKIE } from '../../shared/services/session.service.js';
+import { siteAccountOf } from '../middleware/auth.middleware.js';
 import type { RouteDeps } from '../routes/route-deps.js';
 import { renderPage } from '../site/pages/render-page.js';
 import type { AppContext, AppState } from '../state.js';
 import { consentPage, interactionErrorPage } from './consent.page.js';
-import { INTERACTION_PATH } from './provider.js';
+import { INTERACTION_PATH, LOOPBACK_HOSTS } from './provider.js';
 
 type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
 type Client = NonNullable<Awaited<ReturnType<Provider['Client']['find']>>>;
-
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
 /**
  * The authorization server's pages: sign-in (through the site's own, which returns here) and
@@ -24,10 +21,7 @@ export function interactionRoutes(provider: Provider, { services, config }: Rout
   const router = new Router<AppState>({ prefix: INTERACTION_PATH });
   const resource = mcpResourceOf(config.baseUrl);
 
-  const signedIn = async (ctx: AppContext): Promise<Principal | undefined> => {
-    const token = ctx.cookies.get(SESSION_COOKIE);
-    return token ? services.sessions.principalOf(token) : undefined;
-  };
+  const signedIn = (ctx: AppContext) => siteAccountOf(ctx, services.sessions);
 
   /** The interaction this browser is in, or a page saying it is over. */
   const interactionOf = async (ctx: AppContext): Promise<Interaction | undefined> => {

@@ -19,7 +19,8 @@ const HOUR = 3600;
 const DAY = 24 * HOUR;
 /** Access tokens are short-lived: a lost one is worth an hour at most. */
 export const ACCESS_TOKEN_TTL_SECONDS = HOUR;
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
+/** Host names that stay on the user's device (RFC 8252 loopback redirects, local MCP clients). */
+export const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
 export interface OAuthProviderDeps {
   config: Pick<Config, 'baseUrl' | 'urlFetch'>;

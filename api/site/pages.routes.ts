@@ -2,11 +2,10 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Router } from '@koa/router';
 import { AppError } from '../../shared/errors.js';
-import type { Principal } from '../../shared/principal.js';
 import type { Connection } from '../../shared/services/oauth/connection.service.js';
 import { EXPIRY_OPTIONS } from '../../shared/services/expiry.js';
-import { SESSION_COOKIE } from '../../shared/services/session.service.js';
 import { SITE_SESSION_COOKIE } from '../../shared/services/site-session.service.js';
+import { siteAccountOf } from '../middleware/auth.middleware.js';
 import type { RouteDeps } from '../routes/route-deps.js';
 import type { AppContext, AppState } from '../state.js';
 import { SITE_CSS, SITE_JS } from './pages/assets.js';
@@ -24,10 +23,7 @@ export function pagesRoutes({ services }: RouteDeps) {
 
   const render = (ctx: AppContext, title: string, body: SafeHtml, signedIn: boolean) => renderPage(ctx, { title, body, signedIn });
 
-  const signedIn = async (ctx: AppContext): Promise<Principal | undefined> => {
-    const token = ctx.cookies.get(SESSION_COOKIE);
-    return token ? services.sessions.principalOf(token) : undefined;
-  };
+  const signedIn = (ctx: AppContext) => siteAccountOf(ctx, services.sessions);
 
   router.get('/', async (ctx) => {
     // The visitor cookie is what lets this page's form upload without a key (same-origin rule).

@@ -12,10 +12,6 @@ export type McpScope = keyof typeof MCP_SCOPES;
 
 export const MCP_SCOPE_NAMES = Object.keys(MCP_SCOPES) as McpScope[];
 
-export function isMcpScope(value: string): value is McpScope {
-  return Object.hasOwn(MCP_SCOPES, value);
-}
-
 /** The MCP scopes named in a space-separated scope string, in the spec's order, each once. */
 export function mcpScopesIn(scope: string | undefined): McpScope[] {
   const named = new Set((scope ?? '').split(' '));
