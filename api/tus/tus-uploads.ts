@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
-import { EVENTS, Server, type Upload } from '@tus/server';
+import { Server, type Upload } from '@tus/server';
 import type { Redis } from 'ioredis';
 import type { Middleware } from 'koa';
 import type { Container } from '../../shared/container.js';
@@ -85,12 +85,11 @@ export function tusUploads(container: Container, subscriber: Redis): { middlewar
       }
       const finishedUpload: Finished = { owner: ownerOf(current()), result };
       await redis.set(resultKey(upload.id), JSON.stringify(finishedUpload), 'EX', RESULT_TTL_SECONDS);
+      // The bytes now live in storage as a file: the upload's own copy goes before the answer, so a
+      // process stopped right after cannot leave it behind (a finished upload is past the expiry sweep).
+      await datastore.remove(upload.id).catch((err: unknown) => container.logger.warn({ err, id: upload.id }, 'finished tus upload not removed'));
       return { headers: { [HOSTED_URL_HEADER]: result.url } };
     },
-  });
-  // The bytes now live in storage as a file: the upload's own copy goes once the answer is out.
-  server.on(EVENTS.POST_FINISH, (_req, _res, upload: Upload) => {
-    void datastore.remove(upload.id).catch((err: unknown) => container.logger.warn({ err, id: upload.id }, 'finished tus upload not removed'));
   });
 
   /** A finished upload (its store copy is gone): HEAD says it is complete, GET …/result gives the JSON. */

@@ -4,6 +4,7 @@ import path from 'node:path';
 import * as tus from 'tus-js-client';
 import { elfBytes, pngBytes } from '../helpers/media.js';
 import { eventually } from '../helpers/eventually.js';
+import { s3EnvOf, startS3rver, type S3rverHandle } from '../helpers/s3rver.js';
 import { createTestEnv, startSecondWebProcess, type TestEnv } from '../helpers/test-env.js';
 import { fileRowsOf, storageUsedBy, storedObjects } from '../helpers/uploads.js';
 
@@ -15,13 +16,13 @@ interface Started {
 }
 
 /** A tus-js-client upload (Node, a Buffer), started; `stopAfter`: abort once that many bytes are in. */
-function startUpload(endpoint: string, bytes: Buffer, options: { key: string; uploadUrl?: string; stopAfter?: number; metadata?: Record<string, string> }): Started {
+function startUpload(endpoint: string, bytes: Buffer, options: { key: string; uploadUrl?: string; stopAfter?: number; chunkSize?: number; metadata?: Record<string, string> }): Started {
   let upload!: tus.Upload;
   const done = new Promise<void>((resolve, reject) => {
     upload = new tus.Upload(bytes, {
       endpoint,
       ...(options.uploadUrl ? { uploadUrl: options.uploadUrl } : {}),
-      chunkSize: CHUNK,
+      chunkSize: options.chunkSize ?? CHUNK,
       retryDelays: [],
       headers: { 'x-api-key': options.key },
       metadata: { filename: 'resumable.png', ...options.metadata },
@@ -205,5 +206,75 @@ describe('resumable uploads across a web process restart', function () {
     expect(rows[0]).to.include({ source: 'tus', size: bytes.length });
     const stored = await env.container.storage.get(rows[0]!.objectKey);
     expect(Buffer.concat(await stored!.body.toArray()).equals(bytes)).to.equal(true);
+  });
+});
+
+describe('resumable uploads on the S3 driver (s3rver)', function () {
+  this.timeout(120_000);
+  let s3: S3rverHandle;
+  let env: TestEnv;
+  before(async () => {
+    s3 = await startS3rver('hfs-tus');
+    env = await createTestEnv({ workers: true, env: { ...s3EnvOf(s3), PLAN_FREE_MAX_FILE_SIZE: String(20 * 1024 * 1024), RESUMABLE_UPLOAD_EXPIRY_SECONDS: '2' } });
+  });
+  after(async () => {
+    await env.close();
+    await s3.stop();
+  });
+
+  /** The S3 multipart uploads s3rver holds open, and the names in the bucket. */
+  const openMultipartUploads = async () => readdir(path.join(s3.directory, s3.bucket, '._S3rver_uploads')).catch(() => [] as string[]);
+  const bucketNames = async () => (await readdir(path.join(s3.directory, s3.bucket))).filter((name) => !name.startsWith('._S3rver'));
+  const tusNamesOf = async (url: string) => (await bucketNames()).filter((name) => name.startsWith(path.basename(new URL(url).pathname)));
+
+  it('spans S3 parts, resumes on another web process, and stores one file with the same bytes; no multipart upload is left open', async () => {
+    const user = await env.createAccount();
+    const bytes = pngBytes(11 * 1024 * 1024, 6);
+    const endpoint = `${env.web.url}/api/uploads`;
+    const first = startUpload(endpoint, bytes, { key: user.apiKey, chunkSize: 1024 * 1024, stopAfter: 6 * 1024 * 1024 });
+    await first.done;
+    const url = first.upload.url!;
+    expect(await openMultipartUploads()).to.have.length(1);
+    const second = await startSecondWebProcess(env);
+    try {
+      const resumed = startUpload(`${second.web.url}/api/uploads`, bytes, { key: user.apiKey, chunkSize: 1024 * 1024, uploadUrl: `${second.web.url}${new URL(url).pathname}` });
+      await resumed.done;
+    } finally {
+      await second.close();
+    }
+    const rows = await fileRowsOf(env, user.id);
+    expect(rows).to.have.length(1);
+    expect(rows[0]).to.include({ source: 'tus', size: bytes.length });
+    const stored = await env.container.storage.get(rows[0]!.objectKey);
+    expect(Buffer.concat(await stored!.body.toArray()).equals(bytes)).to.equal(true);
+    expect(await openMultipartUploads()).to.deep.equal([]);
+    expect(await tusNamesOf(url)).to.deep.equal([]);
+  });
+
+  it('refuses an executable at the end (400) and leaves no object or multipart upload behind', async () => {
+    const user = await env.createAccount();
+    const started = startUpload(`${env.web.url}/api/uploads`, elfBytes(), { key: user.apiKey });
+    const error = await started.done.then(() => undefined, (err: Error) => err);
+    expect(String(error)).to.match(/400/);
+    expect(await fileRowsOf(env, user.id)).to.deep.equal([]);
+    expect(await storageUsedBy(env, user.id)).to.equal(0);
+    expect(await openMultipartUploads()).to.deep.equal([]);
+    expect(await tusNamesOf(started.upload.url!)).to.deep.equal([]);
+  });
+
+  it('expires an unfinished upload: 410, then the job aborts its multipart upload and removes its parts', async () => {
+    const user = await env.createAccount();
+    const started = startUpload(`${env.web.url}/api/uploads`, pngBytes(8 * 1024 * 1024, 7), { key: user.apiKey, chunkSize: 1024 * 1024, stopAfter: 6 * 1024 * 1024 });
+    await started.done;
+    const url = started.upload.url!;
+    expect(await openMultipartUploads()).to.have.length(1);
+    expect(await tusNamesOf(url)).to.not.deep.equal([]);
+    // Time is the subject here: the upload outlives its two seconds.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    const res = await fetch(url, { method: 'HEAD', headers: { 'Tus-Resumable': '1.0.0', 'x-api-key': user.apiKey } });
+    expect(res.status).to.equal(410);
+    await env.container.jobs.add('uploads.expire', {});
+    await eventually(async () => (await openMultipartUploads()).length === 0 && (await tusNamesOf(url)).length === 0);
+    expect(await fileRowsOf(env, user.id)).to.deep.equal([]);
   });
 });

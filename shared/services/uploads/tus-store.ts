@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { FileStore } from '@tus/file-store';
 import { S3Store } from '@tus/s3-store';
-import { IoRedisKvStore, type Upload } from '@tus/utils';
+import { ERRORS, IoRedisKvStore, type Upload } from '@tus/utils';
 import type { Redis } from 'ioredis';
 import type { Config } from '../../config.js';
 
@@ -25,6 +25,22 @@ class RedisKvStore extends IoRedisKvStore<Upload> {
 }
 
 /**
+ * S3Store whose `remove()` also removes a finished upload: the library aborts the multipart upload
+ * first, and as a completed one is no longer there, it gave up before deleting the assembled object.
+ */
+class RemovableS3Store extends S3Store {
+  override async remove(id: string): Promise<void> {
+    try {
+      await super.remove(id);
+    } catch (err) {
+      if (err !== ERRORS.FILE_NOT_FOUND) throw err;
+      await this.client.deleteObjects({ Bucket: this.bucket, Delete: { Objects: [{ Key: id }, { Key: this.infoKey(id) }] } });
+      await this.clearCache(id);
+    }
+  }
+}
+
+/**
  * Where resumable uploads collect their bytes until they finish: a directory of their own beside
  * the local driver's files, or one S3 multipart upload each; their state in Redis, so any web
  * process can continue any upload.
@@ -33,7 +49,7 @@ export function createTusStore(config: Pick<Config, 'storage' | 'dataDir' | 'red
   const { storage } = config;
   if (storage.driver === 's3') {
     const { bucket, endpoint, region, forcePathStyle, accessKeyId, secretAccessKey } = storage.s3;
-    return new S3Store({
+    return new RemovableS3Store({
       expirationPeriodInMilliseconds: config.resumableUploadExpiryMs,
       // Expiry by our sweep, not object tags: not every S3-compatible store has tagging.
       useTags: false,
@@ -43,6 +59,9 @@ export function createTusStore(config: Pick<Config, 'storage' | 'dataDir' | 'red
         region: region ?? 'us-east-1',
         ...(endpoint ? { endpoint } : {}),
         forcePathStyle: forcePathStyle ?? false,
+        // Parts are streamed from temp files; a default checksum would send them aws-chunked, which
+        // several S3-compatible stores (s3rver among them) store with the chunk framing in the bytes.
+        requestChecksumCalculation: 'WHEN_REQUIRED',
         ...(accessKeyId && secretAccessKey ? { credentials: { accessKeyId, secretAccessKey } } : {}),
       },
     });
