@@ -17,6 +17,9 @@ const INPUTS = ['package.json', 'tsconfig.json', BUILD_CONFIG];
 // Read at run time relative to the compiled module (shared/db/client.ts finds its migrations so).
 const RUNTIME_FILES = ['shared/db/migrations'];
 const HASH_FILE = '.sources-hash';
+// The browser app (Vite; its own tsconfig): bundled into dist/app, which the web process serves.
+const APP_DIR = 'api/site/app';
+const APP_OUT = 'app';
 
 process.chdir(root);
 const { include, exclude = [] } = JSON.parse(await readFile(BUILD_CONFIG, 'utf8'));
@@ -33,17 +36,18 @@ process.exit(await build());
 async function sourcesHash() {
   const files = [...INPUTS];
   for (const dir of include) files.push(...(await filesUnder(dir)));
+  files.push(...(await filesUnder(APP_DIR, [])));
   const digest = createHash('sha256');
   for (const file of files.sort()) digest.update(`${file}\0`).update(await readFile(file)).update('\0');
   return digest.digest('hex');
 }
 
-async function filesUnder(dir) {
-  if (exclude.includes(dir)) return [];
+async function filesUnder(dir, skipped = exclude) {
+  if (skipped.includes(dir)) return [];
   const found = [];
   for (const entry of await readdir(dir, { withFileTypes: true })) {
     const file = path.posix.join(dir, entry.name);
-    if (entry.isDirectory()) found.push(...(await filesUnder(file)));
+    if (entry.isDirectory()) found.push(...(await filesUnder(file, skipped)));
     else if (entry.isFile()) found.push(file);
   }
   return found;
@@ -72,6 +76,14 @@ async function build() {
     return 1;
   }
   for (const dir of RUNTIME_FILES) await cp(dir, path.join(staging, dir), { recursive: true });
+  try {
+    const { build: bundle } = await import('vite');
+    await bundle({ configFile: `${APP_DIR}/vite.config.ts`, logLevel: 'warn', build: { outDir: path.resolve(staging, APP_OUT) } });
+  } catch (err) {
+    await rm(staging, { recursive: true, force: true });
+    process.stderr.write(`build failed: vite: ${err?.message ?? err}; ${DIST}/ was left as it was\n`);
+    return 1;
+  }
   // The hash of the sources as they were when the build started: an edit made meanwhile builds again.
   await writeFile(path.join(staging, HASH_FILE), hash);
   const previous = `${DIST}.old-${process.pid}`;

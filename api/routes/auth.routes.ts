@@ -32,7 +32,7 @@ function signInContext(ctx: AppContext) {
 export function authRoutes({ services }: RouteDeps) {
   const router = new Router<AppState>({ prefix: '/auth' });
 
-  router.get('/me', requireAccount(services.accounts, services.sessions), async (ctx) => {
+  router.get('/me', requireAccount(services.accounts, services.sessions, services.siteSessions), async (ctx) => {
     ctx.body = { success: true, data: { user: await services.accounts.profile(principalOf(ctx)) } };
   });
 

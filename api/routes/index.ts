@@ -26,7 +26,7 @@ export function apiRouter(container: RouteDeps, hub: NotificationHub) {
   }
   // Everything under /api/user is the account's own, behind its primary key or session (checked once).
   const user = new Router<AppState>({ prefix: '/user' });
-  user.use(requireAccount(container.services.accounts, container.services.sessions));
+  user.use(requireAccount(container.services.accounts, container.services.sessions, container.services.siteSessions));
   for (const module of [accountRoutes(container), filesRoutes(container), foldersRoutes(container), notificationsRoutes(container, hub), dropLinksRoutes(container, hub), connectionsRoutes(container), customDomainRoutes(container), uploaderConfigRoutes(container)]) {
     user.use(module.routes());
   }

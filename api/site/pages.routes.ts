@@ -1,52 +1,59 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { Router } from '@koa/router';
 import { AppError } from '../../shared/errors.js';
 import type { Connection } from '../../shared/services/oauth/connection.service.js';
-import { EXPIRY_OPTIONS } from '../../shared/services/expiry.js';
 import { SITE_SESSION_COOKIE } from '../../shared/services/site-session.service.js';
 import { siteAccountOf } from '../middleware/auth.middleware.js';
 import type { RouteDeps } from '../routes/route-deps.js';
 import type { AppContext, AppState } from '../state.js';
 import { SITE_CSS, SITE_JS } from './pages/assets.js';
 import { html, type SafeHtml } from './pages/html.js';
-import { renderPage } from './pages/render-page.js';
+import { pageCsp, renderPage } from './pages/render-page.js';
+import { AppBundle } from './app-bundle.js';
 import { staticAsset } from './static-asset.js';
 
-const TUS_CLIENT = readFileSync(createRequire(import.meta.url).resolve('tus-js-client/dist/tus.min.js'), 'utf8');
-// Files from this size go through the resumable endpoint (pausable, and a broken link resumes).
-const RESUMABLE_FROM_BYTES = 8 * 1024 * 1024;
 
 /** The small server-rendered website: upload form, sign-in, registration and the account page. */
 export function pagesRoutes({ services }: RouteDeps) {
   const router = new Router<AppState>();
 
+  const bundle = new AppBundle();
+  bundle.routes(router);
   const render = (ctx: AppContext, title: string, body: SafeHtml, signedIn: boolean) => renderPage(ctx, { title, body, signedIn });
 
   const signedIn = (ctx: AppContext) => siteAccountOf(ctx, services.sessions);
 
   router.get('/', async (ctx) => {
-    // The visitor cookie is what lets this page's form upload without a key (same-origin rule).
+    // The visitor cookie is what lets this page's uploads go without a key (same-origin rule).
     if (!services.siteSessions.verify(ctx.cookies.get(SITE_SESSION_COOKIE))) {
       ctx.cookies.set(SITE_SESSION_COOKIE, services.siteSessions.issue(), { httpOnly: true, sameSite: 'strict', secure: ctx.secure });
     }
     const account = await signedIn(ctx);
-    const options = EXPIRY_OPTIONS.map((o) => html`<option value="${o.value}">${o.label}</option>`);
-    render(
-      ctx,
-      'Upload',
-      html`<h1>Upload a file</h1>
-<p>${account ? html`Signed in as <strong>${account.username}</strong>: uploads go to your library.` : 'No account needed; sign in to keep your files together.'}</p>
-<form id="upload-form" data-resumable-from="${RESUMABLE_FROM_BYTES}">
-  <input type="file" name="file" id="file" required>
-  <label>Expires <select name="expiry" id="expiry">${options}</select></label>
-  <button class="primary" type="submit">Upload</button>
-  <button type="button" id="pause" hidden>Pause</button>
-  <div class="status"></div>
-</form>
-<p id="result" hidden>Your file: <a id="result-url" href="#"></a></p>`,
-      Boolean(account),
-    );
+    renderPage(ctx, {
+      title: 'Upload',
+      signedIn: Boolean(account),
+      head: bundle.headFor('upload-page'),
+      body: html`<h1>Upload files</h1>
+<p>${account ? html`Signed in as <strong>${account.username}</strong>: uploads go to your library. <a href="/dashboard">Open the dashboard</a>.` : 'No account needed; sign in to keep your files together.'}</p>
+<div id="uploader" data-signed-in="${account ? 'true' : 'false'}"></div>`,
+    });
+  });
+
+  // The dashboard: one page for every /dashboard path; the app picks the view from the path.
+  router.get('/dashboard{/*rest}', async (ctx) => {
+    if (!(await signedIn(ctx))) return ctx.redirect(`/login?next=${encodeURIComponent(ctx.path)}`);
+    ctx.set('Content-Security-Policy', pageCsp());
+    ctx.set('X-Frame-Options', 'DENY');
+    ctx.set('Cache-Control', 'no-store');
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = `<!DOCTYPE html>${html`<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Dashboard · Hosted Files</title>
+${bundle.headFor('dashboard')}
+</head>
+<body><div id="app"></div></body>
+</html>`}`;
   });
 
   router.get('/login', (ctx) => {
@@ -123,8 +130,6 @@ ${uploads.length ? html`<table><thead><tr><th>File</th><th>Original name</th><th
   });
 
   staticAsset(router, '/assets/site.css', 'text/css', SITE_CSS);
-  // tus-js-client's browser bundle, from our own origin: big files upload resumably.
-  staticAsset(router, '/assets/tus.min.js', 'application/javascript', TUS_CLIENT);
   staticAsset(router, '/assets/site.js', 'application/javascript', SITE_JS);
 
   return router;

@@ -1,7 +1,11 @@
+import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { Agent } from 'node:http';
-import { concurrently, imageChunk, median, multipartUpload, percentile } from './lib/load.js';
-import { type BenchService, freePort, peakRss, startProcess, startService, stopProcess, tempDir } from './lib/processes.js';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { concurrently, imageChunk, median, multipartUpload, percentile, tusUpload } from './lib/load.js';
+import { type BenchService, freePort, peakRss, resetPeakRss, startProcess, startService, stopProcess, tempDir } from './lib/processes.js';
 import type { BenchRow } from './report.js';
 
 const MB = 1024 * 1024;
@@ -12,6 +16,9 @@ const SMALL = 100 * 1024;
 const SMALL_ROUNDS = 8;
 const SMALL_PER_ROUND = 800;
 const CONCURRENCY = 32;
+const TUS_ROUNDS = 3;
+// What resumable clients commonly send per request (Uppy's advice for proxies with body limits).
+const TUS_CHUNK = 50 * MB;
 
 async function deleteFile(base: string, key: string, filename: string) {
   await fetch(`${base}/api/user/images/${filename}`, { method: 'DELETE', headers: { 'x-api-key': key } });
@@ -39,6 +46,58 @@ function pairedRatio(a: number[], b: number[]): number {
 function printRounds(title: string, rounds: Record<string, number[]>, figure: (value: number) => number, digits = 0) {
   const lines = Object.entries(rounds).map(([name, values]) => `${name} ${values.map((v) => figure(v).toFixed(digits)).join(' ')}`);
   process.stdout.write(`  ${title}: ${lines.join('; ')}\n`);
+}
+
+/**
+ * A 512 MiB upload over tus against the same upload in one multipart request, on the same service,
+ * rounds interleaved: the throughput ratio and each one's peak RSS growth on the web process.
+ */
+async function tusAgainstMultipart(service: BenchService, chunk: Buffer): Promise<BenchRow[]> {
+  const scratch = await tempDir('hfs-bench-tus-');
+  const file = path.join(scratch.dir, 'big.png');
+  await pipeline(Readable.from((function* () { for (let i = 0; i < BIG / chunk.length; i++) yield chunk; })()), createWriteStream(file));
+  const tusMs: number[] = [];
+  const multipartMs: number[] = [];
+  let tusGrowth = 0;
+  let multipartGrowth = 0;
+  const growthOf = async (work: () => Promise<void>) => {
+    const before = await resetPeakRss(service.pid);
+    await work();
+    return (await peakRss(service.pid)) - before;
+  };
+  const viaTus = async () => {
+    const { ms, url } = await tusUpload(`${service.url}/api/uploads`, file, { key: service.apiKey, chunkSize: TUS_CHUNK });
+    const result = (await (await fetch(`${url}/result`, { headers: { 'x-api-key': service.apiKey } })).json()) as { data: { filename: string } };
+    await deleteFile(service.url, service.apiKey, result.data.filename);
+    tusMs.push(ms);
+  };
+  const viaMultipart = async () => {
+    const ours = await multipartUpload(`${service.url}/api/upload?format=json`, BIG, { key: service.apiKey, chunk });
+    if (ours.status !== 200) throw new Error(`big upload answered ${ours.status}: ${ours.body}`);
+    await deleteFile(service.url, service.apiKey, JSON.parse(ours.body).data.filename);
+    multipartMs.push(ours.ms);
+  };
+  try {
+    for (let round = 0; round < TUS_ROUNDS; round++) {
+      const order = round % 2 === 0 ? [viaTus, viaMultipart] : [viaMultipart, viaTus];
+      for (const contender of order) {
+        const growth = await growthOf(contender);
+        if (contender === viaTus) tusGrowth = Math.max(tusGrowth, growth);
+        else multipartGrowth = Math.max(multipartGrowth, growth);
+        await service.idle();
+      }
+    }
+  } finally {
+    await scratch.remove();
+  }
+  const mbps = (ms: number) => BIG / MB / (ms / 1000);
+  printRounds('512 MiB tus against multipart, MB/s', { tus: tusMs, multipart: multipartMs }, mbps);
+  return [
+    { name: `512 MiB tus upload (${TUS_CHUNK / MB} MiB PATCHes)`, value: mbps(median(tusMs)), unit: 'MB/s' },
+    { name: '512 MiB tus upload / multipart upload, same service', value: pairedRatio(multipartMs, tusMs), unit: 'ratio' },
+    { name: '512 MiB tus upload, peak RSS growth', value: tusGrowth / MB, unit: 'MB', target: ['<=', 32] },
+    { name: '512 MiB multipart upload, peak RSS growth (same rounds)', value: multipartGrowth / MB, unit: 'MB' },
+  ];
 }
 
 /** Big uploads: the service against a bare pipe-to-file server; small ones against bare Koa + multer. */
@@ -119,6 +178,7 @@ export async function run(): Promise<{ title: string; rows: BenchRow[] }> {
       { name: '512 MiB upload, service / bare Koa+multer', value: pairedRatio(multerMs, oursMs), unit: 'ratio' },
       { name: '512 MiB upload, service peak RSS growth', value: rssGrowth / MB, unit: 'MB', target: ['<=', 32] },
     );
+    rows.push(...(await tusAgainstMultipart(service, chunk)));
 
     // Small uploads at concurrency 32: req/s ratio and the service's latency spread. Rounds alternate
     // who goes first, none starts before the service has worked off the checks its uploads queued,

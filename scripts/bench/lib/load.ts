@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { Agent, request } from 'node:http';
 
 // PNG signature and a complete IHDR chunk (1x1, 8-bit RGB, with its CRC).
@@ -94,4 +95,25 @@ export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/**
+ * Uploads the file at `file` with tus-js-client (Node), in PATCHes of `chunkSize` bytes read from
+ * disk slice by slice. Resolves with the elapsed milliseconds and the upload's URL.
+ */
+export async function tusUpload(endpoint: string, file: string, options: { key: string; chunkSize: number }): Promise<{ ms: number; url: string }> {
+  const { Upload } = await import('tus-js-client');
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const upload = new Upload(createReadStream(file), {
+      endpoint,
+      chunkSize: options.chunkSize,
+      retryDelays: [],
+      headers: { 'x-api-key': options.key },
+      metadata: { filename: 'bench.png' },
+      onSuccess: () => resolve({ ms: performance.now() - started, url: upload.url! }),
+      onError: reject,
+    });
+    upload.start();
+  });
 }

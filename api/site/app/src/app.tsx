@@ -1,0 +1,50 @@
+import { DropsPage } from './drops/drops-page.js';
+import { FilePage } from './files/file-page.js';
+import { FilesPage } from './files/files-page.js';
+import { NotificationBell } from './notifications/bell.js';
+import { PollsPage } from './polls/polls-page.js';
+import { onLinkClick, useLocation } from './router.js';
+import { SettingsPage } from './settings/settings-page.js';
+
+const NAV = [
+  { href: '/dashboard', label: 'Files' },
+  { href: '/dashboard/drops', label: 'Drop links' },
+  { href: '/dashboard/polls', label: 'Polls' },
+  { href: '/dashboard/settings', label: 'Settings' },
+];
+
+/** The signed-in app: header with navigation and the bell, then the page for the path. */
+export function App() {
+  const { path } = useLocation();
+  const filePath = /^\/dashboard\/files\/([^/]+)$/.exec(path);
+  let page;
+  if (filePath) page = <FilePage filename={decodeURIComponent(filePath[1]!)} />;
+  else if (path === '/dashboard/drops') page = <DropsPage />;
+  else if (path === '/dashboard/polls') page = <PollsPage />;
+  else if (path === '/dashboard/settings') page = <SettingsPage />;
+  else page = <FilesPage />;
+  const current = filePath ? '/dashboard' : path;
+  return (
+    <>
+      <a class="skip" href="#content">
+        Skip to content
+      </a>
+      <header class="app-head">
+        <a href="/" class="brand">
+          Hosted Files
+        </a>
+        <nav aria-label="Dashboard">
+          {NAV.map((item) => (
+            <a key={item.href} href={item.href} onClick={onLinkClick} aria-current={current === item.href ? 'page' : undefined}>
+              {item.label}
+            </a>
+          ))}
+        </nav>
+        <NotificationBell />
+      </header>
+      <main id="content" class="app-main">
+        {page}
+      </main>
+    </>
+  );
+}

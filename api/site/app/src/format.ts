@@ -1,0 +1,53 @@
+// How sizes, dates and links read on screen.
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ['KB', 'MB', 'GB', 'TB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value < 10 ? value.toFixed(1) : Math.round(value)} ${units[unit]}`;
+}
+
+export function formatDate(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  return new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+export type LinkFormat = 'url' | 'markdown' | 'html' | 'bbcode';
+
+export const LINK_FORMATS: { value: LinkFormat; label: string }[] = [
+  { value: 'url', label: 'Link' },
+  { value: 'markdown', label: 'Markdown' },
+  { value: 'html', label: 'HTML' },
+  { value: 'bbcode', label: 'BBCode' },
+];
+
+const escapeAttr = (value: string) => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+
+/** The file's URL as a link, or as an image in Markdown, HTML or BBCode. */
+export function linkAs(format: LinkFormat, url: string, name: string): string {
+  switch (format) {
+    case 'markdown':
+      return `![${name.replace(/[[\]]/g, '')}](${url})`;
+    case 'html':
+      return `<img src="${escapeAttr(url)}" alt="${escapeAttr(name)}">`;
+    case 'bbcode':
+      return `[img]${url}[/img]`;
+    default:
+      return url;
+  }
+}
+
+/** Copies text to the clipboard; answers whether it worked. */
+export async function copyText(text: string): Promise<boolean> {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,4 @@
+/** The notifications bell (being built). */
+export function NotificationBell() {
+  return null;
+}
