@@ -58,6 +58,30 @@ describe('accounts and API keys', () => {
     });
   });
 
+  describe('the website session cookie on /api/user', () => {
+    // What the dashboard sends: its session cookie, and the Origin every browser adds to a write.
+    const createFolder = async (cookie: string, origin?: string) =>
+      fetch(`${env.web.url}/api/user/folders`, {
+        method: 'POST',
+        headers: { cookie, 'content-type': 'application/json', ...(origin ? { origin } : {}) },
+        body: JSON.stringify({ name: `f${Math.random().toString(36).slice(2, 8)}` }),
+      });
+
+    it('reads with the cookie alone, and changes only when the request comes from the site', async () => {
+      const user = await env.createAccount();
+      const { token } = await env.container.services.sessions.create(user.id, null);
+      const cookie = `hfs_session=${token}`;
+      const siteOrigin = env.container.config.baseUrl.replace(/\/$/, '');
+      expect((await fetch(`${env.web.url}/api/user/folders`, { headers: { cookie } })).status).to.equal(200);
+      expect((await createFolder(cookie)).status).to.equal(401);
+      const foreign = await createFolder(cookie, 'https://evil.example');
+      expect(foreign.status).to.equal(401);
+      expect(await foreign.json()).to.deep.equal({ success: false, error: 'Missing x-api-key header' });
+      expect((await createFolder(cookie, siteOrigin)).status).to.equal(200);
+      expect((await env.api.get('/api/user/folders', { key: user.apiKey })).body.data).to.have.length(1);
+    });
+  });
+
   describe('POST /api/user/regenerate-api-key', () => {
     it('issues a new key and refuses the old one on the very next request', async () => {
       const carol = await env.createAccount();
