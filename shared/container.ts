@@ -35,7 +35,7 @@ import { HttpChallenges } from './services/custom-domains/http-challenges.js';
 import { SessionService } from './services/session.service.js';
 import { UrlFormatService } from './services/url-format.service.js';
 import { CachePurgeService } from './services/cache-purge.service.js';
-import { DashboardService } from './services/dashboard.service.js';
+import { DashboardService, UploadRecords } from './services/dashboard.service.js';
 import { DropLinkService } from './services/drop-link.service.js';
 import { FileBodyCache } from './services/file-body-cache.js';
 import { FileBrowserService } from './services/file-browser.service.js';
@@ -54,6 +54,7 @@ import { FileUrls } from './services/file-urls.js';
 import { FileService } from './services/file.service.js';
 import { HostedFileService } from './services/hosted-file.service.js';
 import { SiteSessionService } from './services/site-session.service.js';
+import { ThumbnailService } from './services/thumbnails/thumbnail.service.js';
 import { UploadAuthService } from './services/upload-auth.service.js';
 import { UploadService } from './services/upload.service.js';
 import { UploaderConfigService } from './services/uploader-config.service.js';
@@ -147,6 +148,9 @@ export async function createContainer(config: Config, options: ContainerOptions 
     logger,
     config: { visionUrl: config.visionUrl, ...config.moderation },
   });
+  const hosted = new HostedFileService(repositories.files, repositories.publicFiles, repositories.accounts, storage, fileCache, moderation);
+  const thumbnails = new ThumbnailService({ files: repositories.fileMaintenance, storage, hosted, moderation, jobs, logger, siteUrl: config.siteUrl });
+  const records = new UploadRecords({ urls, moderation, thumbnails });
   const uploads = new UploadService({
     storage,
     charges: repositories.charges,
@@ -154,6 +158,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     urls,
     jobs,
     moderation,
+    thumbnails,
     logger,
     baseUrl: config.baseUrl,
   });
@@ -173,6 +178,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
       publicFiles: repositories.publicFiles,
       storage,
       moderation,
+      thumbnails,
       urls,
       logger,
       siteUrl: config.siteUrl,
@@ -189,6 +195,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
       uploads,
       purges: cachePurges,
       moderation,
+      thumbnails,
       urls,
       plans,
       jobs,
@@ -198,8 +205,9 @@ export async function createContainer(config: Config, options: ContainerOptions 
     urlFormats: new UrlFormatService(repositories.accounts, urls, plans),
     customDomains,
     domainDirectory,
-    dashboard: new DashboardService({ files: repositories.files, accountRows: repositories.accounts, accounts, folders, folderKeys, urls }),
-    hosted: new HostedFileService(repositories.files, repositories.publicFiles, repositories.accounts, storage, fileCache, moderation),
+    dashboard: new DashboardService({ files: repositories.files, accountRows: repositories.accounts, accounts, folders, folderKeys, records }),
+    hosted,
+    thumbnails,
     siteSessions: new SiteSessionService(box, new URL(config.siteUrl).origin),
     connections: new ConnectionService({
       connections: repositories.oauthConnections,
@@ -218,7 +226,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
       uploads,
       uploadAuth,
       notifications,
-      urls,
+      records,
       box,
       siteUrl: config.siteUrl,
       logger,

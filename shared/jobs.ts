@@ -6,11 +6,11 @@ import { redisWithin } from './dependency-health.js';
  * Every queue and job of the system, with its payload type and options, named once. Producers and
  * handlers import these types; the worker refuses to boot when a job here has no handler.
  */
-export const QUEUE_NAMES = ['objects', 'expiry', 'url-fetch', 'cache-purge', 'notify', 'moderation', 'domains'] as const;
+export const QUEUE_NAMES = ['objects', 'expiry', 'url-fetch', 'cache-purge', 'notify', 'moderation', 'domains', 'thumbnails'] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];
 
 export interface JobPayloads {
-  /** Delete a stored object; every file delete and replace ends here. */
+  /** Delete a stored object with its thumbnails; every file delete and replace ends here. */
   'object.delete': { key: string };
   /** Every hour: delete stored objects that no file row names (left by killed uploads or lost deletes). */
   'storage.reconcile': Record<string, never>;
@@ -36,6 +36,8 @@ export interface JobPayloads {
   'moderation.check': { fileId: string; objectKey: string };
   /** Every ten minutes: queue a check for unjudged files whose check was lost. */
   'moderation.sweep': Record<string, never>;
+  /** Make the thumbnail and preview of one stored file's current content, beside its object. */
+  'file.thumbnail': { fileId: string; objectKey: string };
   /** Fetch a remote image and store it as an upload; the API waits for the result. */
   'url.fetch': {
     accountId: string | null;
@@ -63,6 +65,8 @@ export const QUEUE_CONCURRENCY: Record<QueueName, number> = {
   moderation: 2,
   // ACME and DNS round trips: slow, but light.
   domains: 4,
+  // Decoding a large image or a video frame takes a core for a moment.
+  thumbnails: 2,
 };
 
 const retried = (attempts: number, delay: number): JobsOptions => ({
@@ -87,6 +91,8 @@ export const JOBS: { [K in JobName]: { queue: QueueName; options: JobsOptions } 
   // The moderation service may be down for a while: retries back off over a few days.
   'moderation.check': { queue: 'moderation', options: retried(15, 10_000) },
   'moderation.sweep': { queue: 'moderation', options: { removeOnComplete: { count: 10 }, removeOnFail: { count: 100 } } },
+  // Retried only when storage failed; content that cannot be decoded completes with no thumbnail.
+  'file.thumbnail': { queue: 'thumbnails', options: retried(5, 5000) },
   // The caller is waiting: no retries, a failure is the answer.
   'url.fetch': { queue: 'url-fetch', options: { attempts: 1, removeOnComplete: { age: 3600 }, removeOnFail: { age: 3600 } } },
 };
@@ -99,6 +105,8 @@ export const jobIds = {
   /** One check per stored content: a replace (new object key) is checked again. */
   moderationCheck: (fileId: string, objectKey: string) => `moderate-${fileId}-${objectKey.slice(objectKey.lastIndexOf('/') + 1)}`,
   fileExpire: (fileId: string) => `expire-${fileId}`,
+  /** One thumbnail job per stored content, like its moderation check. */
+  fileThumbnail: (fileId: string, objectKey: string) => `thumbnail-${fileId}-${objectKey.slice(objectKey.lastIndexOf('/') + 1)}`,
   /** One check job per domain as added (a removed and re-added domain starts afresh). */
   domainCheck: (domain: string, addedAt: Date) => `domain-check-${domain}-${addedAt.getTime()}`,
 };

@@ -118,7 +118,13 @@ export const fileRecordSchema = z
     source: z.string().meta({ example: 'api' }),
     isPrivate: z.boolean(),
     mimeType: z.string(),
+    expiry: z.enum(['1h', '6h', '1d', '7d', '30d']).nullable().meta({ description: 'The expiry chosen at upload' }),
     expiresAt: isoDate.nullable(),
+    moderationState: z.enum(['pending', 'allowed', 'flagged', 'blocked']).meta({
+      description: 'pending: not judged yet; allowed: allowed, released by an administrator, or not a kind that is judged; flagged: marked for review; blocked: quarantined',
+    }),
+    thumbnailUrl: z.url().nullable().meta({ description: 'Small WebP (256 px on the long side) while the file has one and is served; a private file’s only for its signed-in owner' }),
+    previewUrl: z.url().nullable().meta({ description: 'Larger WebP (1280 px on the long side), on the same terms' }),
   })
   .meta({ id: 'FileRecord', description: 'An upload as the dashboard lists it' });
 
@@ -176,7 +182,17 @@ export const batchMovedSchema = z.object({
 export const defaultFolderSetSchema = z.object({ success: z.literal(true), defaultUploadFolderId: uuid.nullable() });
 export const albumShareSchema = z.object({ shareId: z.string(), url: z.url(), sharedAt: isoDate }).meta({ id: 'AlbumShare' });
 
-const albumFileSchema = z.object({ filename: z.string(), url: z.url(), mimeType: z.string(), sizeBytes: bytes, createdAt: isoDate });
+const albumFileSchema = z.object({
+  filename: z.string(),
+  url: z.url(),
+  mimeType: z.string(),
+  sizeBytes: bytes,
+  createdAt: isoDate,
+  thumbnail: z
+    .object({ url: z.url(), width: count, height: count })
+    .nullable()
+    .meta({ description: 'The small WebP thumbnail and its size, once made (images, GIFs, videos)' }),
+});
 export const albumPageSchema = z
   .object({
     shareId: z.string(),

@@ -124,6 +124,11 @@ export const files = pgTable(
     // Set when an administrator released a flagged or quarantined file.
     moderationReviewedAt: ts('moderation_reviewed_at'),
     quarantined: boolean('quarantined').notNull().default(false),
+    // Set once the current content's thumbnails are stored (beside its object); the small one's size
+    // lets pages reserve its box before it loads.
+    thumbnailAt: ts('thumbnail_at'),
+    thumbnailWidth: integer('thumbnail_width'),
+    thumbnailHeight: integer('thumbnail_height'),
     createdAt: createdAt(),
     updatedAt: ts('updated_at'),
   },

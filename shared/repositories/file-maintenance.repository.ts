@@ -72,6 +72,16 @@ export class FileMaintenanceRepository {
     return row;
   }
 
+  /** Records that the content `objectKey` has thumbnails; false when the file has since been replaced or deleted. */
+  async recordThumbnail(id: string, objectKey: string, size: { width: number; height: number }): Promise<boolean> {
+    const rows = await this.db
+      .update(files)
+      .set({ thumbnailAt: sql`now()`, thumbnailWidth: size.width, thumbnailHeight: size.height })
+      .where(and(eq(files.id, id), eq(files.objectKey, objectKey)))
+      .returning({ id: files.id });
+    return rows.length > 0;
+  }
+
   /**
    * Files of the given types still without a verdict since before `cutoff` (stored or replaced),
    * one page after the id `after` (keyset: a page never repeats, however many stay unjudged).

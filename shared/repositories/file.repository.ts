@@ -139,7 +139,8 @@ export class FileRepository {
    * Points a file at a new object in one transaction, adjusting the account's storage by the size
    * difference only while it stays within `storageLimit`. The verdict on the old content goes with
    * it: the new content is unjudged until moderation says otherwise. A quarantine stays until then
-   * when `holdQuarantine` (the new content will be judged). Returns the row before and after.
+   * when `holdQuarantine` (the new content will be judged). The old content's thumbnails go with it
+   * too. Returns the row before and after.
    */
   async replace(accountId: string, filename: string, next: Replacement, storageLimit: number, holdQuarantine: boolean) {
     return asDomainErrors(() =>
@@ -167,6 +168,9 @@ export class FileRepository {
             moderatedAt: null,
             moderationReviewedAt: null,
             quarantined: holdQuarantine ? sql`${files.quarantined}` : false,
+            thumbnailAt: null,
+            thumbnailWidth: null,
+            thumbnailHeight: null,
           })
           .where(eq(files.id, before.id))
           .returning();

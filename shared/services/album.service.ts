@@ -11,6 +11,7 @@ import type { StorageDriver } from '../storage/index.js';
 import type { FileUrls } from './file-urls.js';
 import { albumUrl, isId } from './folder.service.js';
 import type { ModerationService } from './moderation.service.js';
+import type { ThumbnailImage, ThumbnailService } from './thumbnails/thumbnail.service.js';
 
 /** Files on one page of an album. */
 export const ALBUM_PAGE_SIZE = 24;
@@ -23,6 +24,7 @@ export interface AlbumDeps {
   publicFiles: PublicFileRepository;
   storage: StorageDriver;
   moderation: ModerationService;
+  thumbnails: ThumbnailService;
   urls: FileUrls;
   logger: Logger;
   siteUrl: string;
@@ -35,6 +37,8 @@ export interface AlbumFile {
   mimeType: string;
   sizeBytes: number;
   createdAt: string;
+  /** the small thumbnail for the grid, once made */
+  thumbnail: ThumbnailImage | null;
 }
 
 export interface AlbumPage {
@@ -158,6 +162,7 @@ export class AlbumService {
       mimeType: file.mimeType,
       sizeBytes: file.size,
       createdAt: file.createdAt.toISOString(),
+      thumbnail: this.deps.thumbnails.imageOf(file),
     };
   }
 }

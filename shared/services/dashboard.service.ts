@@ -4,28 +4,52 @@ import type { Principal } from '../principal.js';
 import type { AccountRepository } from '../repositories/account.repository.js';
 import type { FileListQuery, FileRepository } from '../repositories/file.repository.js';
 import type { AccountService } from './account.service.js';
-import type { FileUrls } from './file-urls.js';
+import type { FileUrls, UrlOwner } from './file-urls.js';
 import type { FolderKeyService } from './folder-key.service.js';
 import type { FolderService } from './folder.service.js';
+import type { ModerationService } from './moderation.service.js';
+import type { ThumbnailService } from './thumbnails/thumbnail.service.js';
 
 /** One page of the dashboard: which, how many, narrowed how and in what order. */
 export type DashboardQuery = FileListQuery;
 
-/** An upload as the dashboard lists it. */
-export function toUpload(file: FileRow, url: string) {
-  return {
-    filename: file.filename,
-    originalName: file.originalName,
-    url,
-    timestamp: file.createdAt.toISOString(),
-    updatedAt: file.updatedAt?.toISOString() ?? null,
-    size: file.size,
-    folderId: file.folderId,
-    source: file.source,
-    isPrivate: file.isPrivate,
-    mimeType: file.mimeType,
-    expiresAt: file.expiresAt?.toISOString() ?? null,
-  };
+export type ModerationState = 'pending' | 'allowed' | 'flagged' | 'blocked';
+
+/**
+ * Uploads as the dashboard (and a received drop link) lists them: the spec's record, plus what the
+ * dashboard shows of each file: its type, expiry, moderation state and thumbnails.
+ */
+export class UploadRecords {
+  constructor(private readonly deps: { urls: FileUrls; moderation: ModerationService; thumbnails: ThumbnailService }) {}
+
+  of(file: FileRow, owner: UrlOwner) {
+    return {
+      filename: file.filename,
+      originalName: file.originalName,
+      url: this.deps.urls.forFile(file, owner),
+      timestamp: file.createdAt.toISOString(),
+      updatedAt: file.updatedAt?.toISOString() ?? null,
+      size: file.size,
+      folderId: file.folderId,
+      source: file.source,
+      isPrivate: file.isPrivate,
+      mimeType: file.mimeType,
+      expiry: file.expiry,
+      expiresAt: file.expiresAt?.toISOString() ?? null,
+      moderationState: this.moderationStateOf(file),
+      ...this.deps.thumbnails.urlsOf(file),
+    };
+  }
+
+  /** A released file is allowed whatever its verdict; content never sent for judging has nothing to wait for. */
+  private moderationStateOf(file: FileRow): ModerationState {
+    if (file.quarantined) return 'blocked';
+    if (file.moderationReviewedAt) return 'allowed';
+    if (file.moderationVerdict === 'hard_block') return 'blocked';
+    if (file.moderationVerdict === 'soft_flag') return 'flagged';
+    if (!file.moderatedAt && this.deps.moderation.isModerated(file.mimeType)) return 'pending';
+    return 'allowed';
+  }
 }
 
 export class DashboardService {
@@ -36,7 +60,7 @@ export class DashboardService {
       accounts: AccountService;
       folders: FolderService;
       folderKeys: FolderKeyService;
-      urls: FileUrls;
+      records: UploadRecords;
     },
   ) {}
 
@@ -53,7 +77,7 @@ export class DashboardService {
     const totalPages = Math.ceil(matching / query.limit);
     return {
       user: this.deps.accounts.dashboardUser(account),
-      uploads: page.rows.map((file) => toUpload(file, this.deps.urls.forFile(file, principal))),
+      uploads: page.rows.map((file) => this.deps.records.of(file, principal)),
       folders,
       folderKeys,
       pagination: {

@@ -6,8 +6,7 @@ import type { Logger } from '../logger.js';
 import { type Principal, principalOf } from '../principal.js';
 import type { AccountRepository } from '../repositories/account.repository.js';
 import type { DropLinkRepository, DropLinkRow, DropLinkWithFile } from '../repositories/drop-link.repository.js';
-import { toUpload } from './dashboard.service.js';
-import type { FileUrls } from './file-urls.js';
+import type { UploadRecords } from './dashboard.service.js';
 import { isId, type FolderService } from './folder.service.js';
 import type { NotificationEvent, NotificationService } from './notification.service.js';
 import type { UploadAuthService } from './upload-auth.service.js';
@@ -66,7 +65,7 @@ export class DropLinkService {
       uploads: UploadService;
       uploadAuth: UploadAuthService;
       notifications: NotificationService;
-      urls: FileUrls;
+      records: UploadRecords;
       box: SecretBox;
       siteUrl: string;
       logger: Logger;
@@ -198,7 +197,7 @@ export class DropLinkService {
       expiresAt: link.expiresAt.toISOString(),
       createdAt: link.createdAt.toISOString(),
       receivedAt: link.receivedAt?.toISOString() ?? null,
-      file: file ? toUpload(file, this.deps.urls.forFile(file, account)) : null,
+      file: file ? this.deps.records.of(file, account) : null,
     };
   }
 }

@@ -1,11 +1,7 @@
-import { spawn } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import sharp from 'sharp';
+import { firstVideoFrame, withTempFile } from './video-frame.js';
 
 /** What assistants accept for an image: the long edge at most 1568 px, a few hundred KB. */
 export const PREVIEW_MAX_EDGE = 1568;
@@ -37,27 +33,7 @@ export async function imagePreview(body: Readable, signal?: AbortSignal): Promis
   }
 }
 
-/**
- * One frame of a video, as a preview. The body goes to a temporary file first: an MP4 whose index
- * sits at its end cannot be read from a pipe.
- */
+/** One frame of a video, as a preview. */
 export async function videoFramePreview(body: Readable, signal?: AbortSignal): Promise<Preview> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'hfs-frame-'));
-  try {
-    const input = path.join(dir, 'video');
-    await pipeline(body, createWriteStream(input), { signal });
-    const ffmpeg = spawn('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-i', input, '-frames:v', '1', '-f', 'image2pipe', '-vcodec', 'png', 'pipe:1'], {
-      stdio: ['ignore', 'pipe', 'ignore'],
-      ...(signal ? { signal } : {}),
-    });
-    const exited = new Promise<number | null>((resolve, reject) => {
-      ffmpeg.once('error', reject);
-      ffmpeg.once('close', resolve);
-    });
-    const [preview, code] = await Promise.all([imagePreview(ffmpeg.stdout, signal), exited]);
-    if (code !== 0) throw new Error(`ffmpeg exited with ${code}`);
-    return preview;
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  return withTempFile(body, signal, (file) => firstVideoFrame(file, { signal }, (png) => imagePreview(png, signal)));
 }

@@ -15,6 +15,7 @@ import { cleanOriginalName } from './file-naming.js';
 import type { FileUrls } from './file-urls.js';
 import type { FolderService } from './folder.service.js';
 import type { ModerationService } from './moderation.service.js';
+import type { ThumbnailService } from './thumbnails/thumbnail.service.js';
 import type { ReceivedBody, UploadService } from './upload.service.js';
 
 const SWEEP_BATCH = 500;
@@ -34,6 +35,7 @@ export class FileService {
       uploads: UploadService;
       purges: CachePurgeService;
       moderation: ModerationService;
+      thumbnails: ThumbnailService;
       urls: FileUrls;
       plans: Plans;
       jobs: JobQueues;
@@ -94,6 +96,7 @@ export class FileService {
       .catch((err: unknown) => this.deps.logger.error({ err, key: before.objectKey }, 'could not queue deletion of a replaced object'));
     await this.deps.purges.fileChanged(after, account);
     await this.deps.moderation.enqueue(after);
+    await this.deps.thumbnails.enqueue(after);
     return {
       filename: after.filename,
       url: this.deps.urls.forFile(after, account),

@@ -1,6 +1,7 @@
 import type { Logger } from '../logger.js';
 import type { FileMaintenanceRepository } from '../repositories/file-maintenance.repository.js';
 import { OBJECT_KEY_PREFIX, type StorageDriver } from '../storage/index.js';
+import { sourceKeyOf } from './thumbnails/thumbnail-keys.js';
 
 // Younger objects may be uploads still being written or about to get their row. An hour, as no upload
 // outlives the web's one-hour request timeout (S3 dates a multipart object from its upload's start).
@@ -23,7 +24,7 @@ export interface ReconcileResult {
 /**
  * The safety net behind every path that can leave an object without a row (a process killed
  * mid-upload, a delete whose `object.delete` job could not be queued): storage is compared with the
- * database, and what no file row names is deleted.
+ * database, and what no file row names is deleted, with the thumbnails of such objects.
  */
 export class OrphanSweepService {
   constructor(private readonly deps: { files: FileMaintenanceRepository; storage: StorageDriver; logger: Logger }) {}
@@ -48,8 +49,9 @@ export class OrphanSweepService {
 
   private async removeUnreferenced(keys: string[], signal: AbortSignal | undefined): Promise<number> {
     signal?.throwIfAborted();
-    const referenced = await this.deps.files.referencedObjectKeys(keys);
-    const orphans = keys.filter((key) => !referenced.has(key));
+    // A thumbnail is kept while its file's object is named, and goes when it is not.
+    const referenced = await this.deps.files.referencedObjectKeys([...new Set(keys.map(sourceKeyOf))]);
+    const orphans = keys.filter((key) => !referenced.has(sourceKeyOf(key)));
     for (const key of orphans) await this.deps.storage.delete(key);
     return orphans.length;
   }

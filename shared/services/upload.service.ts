@@ -15,6 +15,7 @@ import { chooseExtension, cleanOriginalName, generateFilename, generateShortCode
 import type { FileUrls } from './file-urls.js';
 import { type Sniffed, sniffBody, type SniffOptions } from './media-sniffer.js';
 import type { ModerationService } from './moderation.service.js';
+import type { ThumbnailService } from './thumbnails/thumbnail.service.js';
 
 /** Who is uploading and where the file goes. */
 export interface Uploader {
@@ -56,6 +57,7 @@ export interface UploadServiceDeps {
   urls: FileUrls;
   jobs: JobQueues;
   moderation: ModerationService;
+  thumbnails: ThumbnailService;
   logger: Logger;
   baseUrl: string;
   /** stored-name generator; replaceable so tests can force a collision */
@@ -151,6 +153,7 @@ export class UploadService {
     }
     if (file.expiresAt) await this.scheduleExpiry(file);
     await this.deps.moderation.enqueue(file);
+    await this.deps.thumbnails.enqueue(file);
     return this.resultOf(file, account, deletionToken);
   }
 

@@ -18,6 +18,12 @@ type Upload = {
   folderId: string | null;
   source: string;
   isPrivate: boolean;
+  mimeType: string;
+  expiry: string | null;
+  expiresAt: string | null;
+  moderationState: string;
+  thumbnailUrl: string | null;
+  previewUrl: string | null;
 };
 
 const DAILY_LIMIT = 1000;
@@ -142,9 +148,25 @@ describe('GET /api/user/dashboard', () => {
         folderId: null,
         source: 'api',
         isPrivate: false,
+        // Beyond the spec, for the dashboard (no worker runs here: no thumbnails yet).
+        mimeType: 'image/png',
+        expiry: null,
+        expiresAt: null,
+        moderationState: 'allowed',
+        thumbnailUrl: null,
+        previewUrl: null,
       });
       expect(new Date(record!.timestamp).toISOString()).to.equal(record!.timestamp);
       expect(Date.now() - Date.parse(record!.timestamp)).to.be.within(-5_000, 60_000);
+    });
+
+    it('gives each upload its expiry label and time', async () => {
+      const grace = await env.createAccount();
+      const res = await upload(env, { key: grace.apiKey, bytes: pngBytes(1200, 4), fields: { expiry: '1d' }, json: true });
+      expect(res.status).to.equal(200);
+      const [record] = (await dashboard('', grace.apiKey)).body.data.uploads as Upload[];
+      expect(record!.expiry).to.equal('1d');
+      expect(Date.parse(record!.expiresAt!) - Date.parse(record!.timestamp)).to.be.within(86_400_000 - 5_000, 86_400_000 + 5_000);
     });
 
     it('lists a Pro account\'s folder keys', async () => {
@@ -403,5 +425,37 @@ describe('GET /api/user/dashboard', () => {
   it('answers 401 without a key or with an unknown one', async () => {
     expect((await env.api.get('/api/user/dashboard')).status).to.equal(401);
     expect((await env.api.get('/api/user/dashboard', { key: 'hfs_nope' })).status).to.equal(401);
+  });
+});
+
+describe("GET /api/user/dashboard: each upload's moderation state", () => {
+  let env: TestEnv;
+  before(async () => {
+    // Checks are queued but no worker runs them: each state is set on the row as a verdict would set it.
+    env = await createTestEnv({ env: { MODERATION_ENABLED: 'true' } });
+  });
+  after(() => env.close());
+
+  it('is pending until judged, then allowed, flagged or blocked; released files and kinds never judged are allowed', async () => {
+    const judy = await env.createAccount();
+    const names: string[] = [];
+    for (let i = 0; i < 5; i++) names.push((await upload(env, { key: judy.apiKey, bytes: pngBytes(500, 80 + i), json: true })).body.data.filename);
+    const text = (await upload(env, { key: judy.apiKey, bytes: Buffer.from('just some text\n'), name: 'notes.txt', json: true })).body.data.filename as string;
+    const judged = new Date();
+    const verdicts: Partial<typeof filesTable.$inferInsert>[] = [
+      {},
+      { moderationVerdict: 'allow', moderatedAt: judged },
+      { moderationVerdict: 'soft_flag', moderatedAt: judged },
+      { moderationVerdict: 'hard_block', moderatedAt: judged, quarantined: true },
+      { moderationVerdict: 'hard_block', moderatedAt: judged, quarantined: false, moderationReviewedAt: judged },
+    ];
+    for (const [i, set] of verdicts.entries()) {
+      if (Object.keys(set).length > 0) await env.container.db.update(filesTable).set(set).where(eq(filesTable.filename, names[i]!));
+    }
+
+    const uploads = (await env.api.get('/api/user/dashboard?limit=100', { key: judy.apiKey })).body.data.uploads as Upload[];
+    const stateOf = (filename: string) => uploads.find((u) => u.filename === filename)!.moderationState;
+    expect(names.map(stateOf)).to.deep.equal(['pending', 'allowed', 'flagged', 'blocked', 'allowed']);
+    expect(stateOf(text)).to.equal('allowed');
   });
 });

@@ -81,7 +81,11 @@ describe('file drop links', function () {
         expect(res.body.data.status).to.equal('received');
         const file = res.body.data.file;
         expect(file).to.include({ originalName: 'scan.png', size: 4000, source: 'drop', folderId: null, isPrivate: false, mimeType: 'image/png' });
-        expect(file).to.have.all.keys('filename', 'originalName', 'url', 'timestamp', 'updatedAt', 'size', 'folderId', 'source', 'isPrivate', 'mimeType', 'expiresAt');
+        // The dashboard's record of an upload.
+        expect(file).to.have.all.keys(
+          'filename', 'originalName', 'url', 'timestamp', 'updatedAt', 'size', 'folderId', 'source', 'isPrivate',
+          'mimeType', 'expiry', 'expiresAt', 'moderationState', 'thumbnailUrl', 'previewUrl',
+        );
         const rows = await fileRowsOf(env, alice.id);
         expect(rows.map((r) => r.filename)).to.deep.equal([file.filename]);
         expect(await storageUsedBy(env, alice.id)).to.equal(4000);

@@ -22,6 +22,7 @@ describe('UploadService: a generated name taken by a concurrent upload', () => {
       urls: c.urls,
       jobs: c.jobs,
       moderation: c.services.moderation,
+      thumbnails: c.services.thumbnails,
       logger: c.logger,
       baseUrl: c.config.baseUrl,
       generateFilename: (ext) => `taken.${ext}`,

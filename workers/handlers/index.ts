@@ -3,6 +3,7 @@ import { cachePurge } from './cache-purge.handler.js';
 import { domainCheck } from './domain-check.handler.js';
 import { domainsRenew } from './domains-renew.handler.js';
 import { fileExpire } from './file-expire.handler.js';
+import { fileThumbnail } from './file-thumbnail.handler.js';
 import { filesExpireSweep } from './files-expire-sweep.handler.js';
 import { moderationCheck } from './moderation-check.handler.js';
 import { moderationSweep } from './moderation-sweep.handler.js';
@@ -30,4 +31,5 @@ export const handlers: HandlerMap = {
   'domains.renew': domainsRenew,
   'moderation.check': moderationCheck,
   'moderation.sweep': moderationSweep,
+  'file.thumbnail': fileThumbnail,
 };

@@ -14,9 +14,12 @@ main.album { max-width: 1100px; }
 `;
 
 function item(file: AlbumFile): SafeHtml {
-  const preview = file.mimeType.startsWith('image/')
-    ? html`<img src="${file.url}" alt="${file.filename}" loading="lazy">`
-    : html`<span class="file">${file.filename}</span>`;
+  // The thumbnail's own size reserves its box before it loads; an image without one shows the file itself.
+  const preview = file.thumbnail
+    ? html`<img src="${file.thumbnail.url}" width="${file.thumbnail.width}" height="${file.thumbnail.height}" alt="${file.filename}" loading="lazy">`
+    : file.mimeType.startsWith('image/')
+      ? html`<img src="${file.url}" alt="${file.filename}" loading="lazy">`
+      : html`<span class="file">${file.filename}</span>`;
   return html`<li><a href="${file.url}">${preview}<span class="caption">${file.filename}</span></a></li>`;
 }
 

@@ -1,0 +1,3 @@
+ALTER TABLE "files" ADD COLUMN "thumbnail_at" timestamp with time zone;--> statement-breakpoint
+ALTER TABLE "files" ADD COLUMN "thumbnail_width" integer;--> statement-breakpoint
+ALTER TABLE "files" ADD COLUMN "thumbnail_height" integer;
