@@ -5,7 +5,7 @@ import { SITE_SESSION_COOKIE } from '../../shared/services/site-session.service.
 import { siteAccountOf } from '../middleware/auth.middleware.js';
 import type { RouteDeps } from '../routes/route-deps.js';
 import type { AppContext, AppState } from '../state.js';
-import { SITE_CSS, SITE_JS } from './pages/assets.js';
+import { FAVICON_SVG, SITE_CSS, SITE_JS } from './pages/assets.js';
 import { html, type SafeHtml } from './pages/html.js';
 import { pageCsp, renderPage } from './pages/render-page.js';
 import { AppBundle } from './app-bundle.js';
@@ -50,6 +50,7 @@ export function pagesRoutes({ services }: RouteDeps) {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Dashboard · Hosted Files</title>
+<link rel="icon" href="/assets/favicon.svg" type="image/svg+xml">
 ${bundle.headFor('dashboard')}
 </head>
 <body><div id="app"></div></body>
@@ -131,6 +132,7 @@ ${uploads.length ? html`<table><thead><tr><th>File</th><th>Original name</th><th
 
   staticAsset(router, '/assets/site.css', 'text/css', SITE_CSS);
   staticAsset(router, '/assets/site.js', 'application/javascript', SITE_JS);
+  staticAsset(router, '/assets/favicon.svg', 'image/svg+xml', FAVICON_SVG);
 
   return router;
 }

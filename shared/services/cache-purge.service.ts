@@ -8,6 +8,7 @@ import type { Logger } from '../logger.js';
 import type { Principal } from '../principal.js';
 import { cacheKeysOf, type FileCache } from './file-cache.js';
 import type { FileUrls } from './file-urls.js';
+import { renditionUrlsOf } from './thumbnails/thumbnail-keys.js';
 
 /** What a change makes every process forget: lookups by cache key, and the bytes of the file's object. */
 interface Invalidation {
@@ -47,7 +48,7 @@ export class CachePurgeService {
       urls: FileUrls;
       logger: Logger;
       health: DependencyHealth;
-      config: Pick<Config, 'redisPrefix' | 'cdnPurge'>;
+      config: Pick<Config, 'redisPrefix' | 'cdnPurge' | 'siteUrl'>;
     },
   ) {
     this.channel = `${deps.config.redisPrefix}:cache-purge`;
@@ -60,6 +61,8 @@ export class CachePurgeService {
     await this.announce(change);
     if (!this.deps.config.cdnPurge) return;
     const urls = [file.filename, ...formerNames].flatMap((filename) => this.deps.urls.allFor({ ...file, filename }, owner));
+    // Thumbnails are cached for a year: a CDN must drop them too when the file goes or changes.
+    if (file.thumbnailAt) urls.push(...renditionUrlsOf(this.deps.config.siteUrl, file));
     await this.deps.jobs.add('cache.purge', { urls }).catch((err: unknown) => {
       this.deps.logger.warn({ err, fileId: file.id }, 'could not queue a CDN purge');
     });

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { gzipSync } from 'node:zlib';
 import type { Page } from 'playwright-core';
 import { useBrowserEnv } from '../helpers/browser.js';
-import { openSignedIn } from '../helpers/dashboard.js';
+import { openSignedIn, siteUrlOf } from '../helpers/dashboard.js';
 
 // The issue's budget: the first load of the app stays under 150 KB of JavaScript, gzipped.
 const BUDGET_BYTES = 150 * 1024;
@@ -29,7 +29,7 @@ describe('the web app first load', function () {
     it(`loads the ${name} with under 150 KB of gzipped JavaScript, hashed and cached for a year`, async () => {
       const user = await ctx.env.createAccount();
       const page = await openSignedIn(ctx.browser, ctx.env, user.id, '/api/ping');
-      const scripts = await scriptsLoaded(page, `${ctx.env.web.url}${pathname}`);
+      const scripts = await scriptsLoaded(page, `${siteUrlOf(ctx.env)}${pathname}`);
       const appScripts = scripts.filter((s) => new URL(s.url).pathname.startsWith('/app/assets/'));
       expect(appScripts, 'the app bundle was loaded').to.not.deep.equal([]);
       for (const script of appScripts) expect(script.cacheControl).to.equal('public, max-age=31536000, immutable');

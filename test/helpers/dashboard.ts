@@ -12,11 +12,19 @@ import type { TestEnv } from './test-env.js';
 const AXE_SOURCE = createRequire(import.meta.url)('axe-core').source as string;
 export const SCREENSHOT_DIR = path.resolve('test-output', 'screenshots');
 
+/**
+ * The site's own origin (BASE_URL, `http://localhost:port`): the API takes the session cookie for
+ * changes only from pages there, as a browser would be on the real site.
+ */
+export function siteUrlOf(env: TestEnv): string {
+  return env.container.config.baseUrl;
+}
+
 /** A browser context signed in as `accountId` (a real session, its cookie set as sign-in sets it). */
 export async function signedInContext(browser: Browser, env: TestEnv, accountId: string, options: { viewport?: { width: number; height: number } } = {}): Promise<BrowserContext> {
   const { token } = await env.container.services.sessions.create(accountId, 'playwright');
   const context = await browser.newContext({ viewport: options.viewport ?? { width: 1280, height: 860 }, permissions: ['clipboard-read', 'clipboard-write'] });
-  await context.addCookies([{ name: SESSION_COOKIE, value: token, url: env.web.url, httpOnly: true, sameSite: 'Lax' }]);
+  await context.addCookies([{ name: SESSION_COOKIE, value: token, url: siteUrlOf(env), httpOnly: true, sameSite: 'Lax' }]);
   return context;
 }
 
@@ -25,7 +33,7 @@ export async function openSignedIn(browser: Browser, env: TestEnv, accountId: st
   const context = await signedInContext(browser, env, accountId, options);
   const page = await context.newPage();
   watchConsole(page);
-  await page.goto(`${env.web.url}${pathname}`);
+  await page.goto(`${siteUrlOf(env)}${pathname}`);
   return page;
 }
 

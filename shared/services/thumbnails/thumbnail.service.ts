@@ -9,7 +9,7 @@ import type { ObjectBody, StorageDriver } from '../../storage/index.js';
 import type { HostedFileService } from '../hosted-file.service.js';
 import type { ModerationService } from '../moderation.service.js';
 import { withTempFile } from '../video-frame.js';
-import { renditionKey, renditionKeysOf } from './thumbnail-keys.js';
+import { renditionKey, renditionKeysOf, renditionUrl, versionOf } from './thumbnail-keys.js';
 import { RENDITION_NAMES, type RenditionName, type Renditions, renderThumbnails } from './thumbnail-renderer.js';
 
 // Stills, animations (first frame) and videos (a frame from ffmpeg). SVG is drawn by browsers
@@ -17,7 +17,6 @@ import { RENDITION_NAMES, type RenditionName, type Renditions, renderThumbnails 
 const THUMBNAILED_TYPES = /^(?:image\/(?!svg)|video\/)/;
 
 /** Where thumbnails are served, on SITE_URL: `/thumbnails/{shortCode}/{version}/{rendition}.webp`. */
-export const THUMBNAIL_PATH = '/thumbnails';
 
 export interface ThumbnailUrls {
   thumbnailUrl: string | null;
@@ -143,10 +142,8 @@ export class ThumbnailService {
     return file.thumbnailAt !== null && this.deps.moderation.isServable(file);
   }
 
-  // The version is the content's object id: a replace (a new object) gives new URLs, so each URL's
-  // bytes never change and may be cached for a year.
   private urlOf(file: FileRow, rendition: RenditionName): string {
-    return `${this.deps.siteUrl}${THUMBNAIL_PATH}/${file.shortCode}/${versionOf(file)}/${rendition}.webp`;
+    return renditionUrl(this.deps.siteUrl, file, rendition);
   }
 
   /** Local disk: the object's own file; other stores: a temporary copy, streamed. 'gone' when missing. */
@@ -174,6 +171,3 @@ export class ThumbnailService {
   }
 }
 
-function versionOf(file: Pick<FileRow, 'objectKey'>): string {
-  return file.objectKey.slice(file.objectKey.lastIndexOf('/') + 1);
-}

@@ -1,6 +1,96 @@
-import type { Folder } from '../types.js';
+import { useEffect, useState } from 'preact/hooks';
+import { api, ApiError } from '../api.js';
+import type { DashboardData, Folder, FolderKey } from '../types.js';
+import { Dialog, Status } from '../ui.js';
+import { AlbumShare } from './album-share.js';
+import { FolderKeyPanel } from './folder-key-panel.js';
 
-/** A folder's settings: default upload folder, album sharing, its key and uploader configs (being built). */
-export function FolderSettings(_props: { folder: Folder; onClose: () => void; onChanged: () => void }) {
-  return null;
+interface FolderState {
+  defaultFolderId: string | null;
+  folder: Folder;
+  /** the folder's key, null when it has none; a string: why the account may not have one (403) */
+  key: FolderKey | null | string;
+}
+
+/** What the dialog needs, read in two calls: the account and folders, and the folder keys (Pro). */
+async function loadState(folder: Folder, signal: AbortSignal): Promise<FolderState> {
+  const [dashboard, key] = await Promise.all([
+    api<{ data: DashboardData }>('/user/dashboard?limit=1', { signal }),
+    api<{ data: FolderKey[] }>('/user/folder-keys', { signal }).then(
+      (r) => r.data.find((k) => k.folderId === folder.id) ?? null,
+      (err: Error) => {
+        if (err instanceof ApiError && err.status === 403) return err.message;
+        throw err;
+      },
+    ),
+  ]);
+  const current = dashboard.data.folders.find((f) => f.id === folder.id);
+  if (!current) throw new ApiError(404, 'This folder no longer exists.');
+  return { defaultFolderId: dashboard.data.user.defaultUploadFolderId, folder: current, key };
+}
+
+/**
+ * A folder's settings, opened from the file page's folder list: the default upload folder, sharing
+ * it as an album, and its folder key (Pro) with uploader configs for it.
+ */
+export function FolderSettings({ folder, onClose, onChanged }: { folder: Folder; onClose: () => void; onChanged: () => void }) {
+  const [state, setState] = useState<FolderState | undefined>(undefined);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const [message, setMessage] = useState<string | undefined>(undefined);
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    const controller = new AbortController();
+    loadState(folder, controller.signal).then(setState, (err: Error) => err.name !== 'AbortError' && setError(err.message));
+    return () => controller.abort();
+  }, [folder.id]);
+
+  const isDefault = state?.defaultFolderId === folder.id;
+  const setDefault = async (makeDefault: boolean) => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      const { defaultUploadFolderId } = await api<{ defaultUploadFolderId: string | null }>('/user/default-folder', {
+        method: 'POST',
+        body: { folderId: makeDefault ? folder.id : null },
+      });
+      setState((s) => s && { ...s, defaultFolderId: defaultUploadFolderId });
+      setMessage(makeDefault ? `Uploads with your API key now go to ${folder.name}.` : 'Uploads with your API key now go to the root library.');
+      onChanged();
+    } catch (err) {
+      setError((err as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const changed = (patch: Partial<FolderState>) => {
+    setState((s) => s && { ...s, ...patch });
+    onChanged();
+  };
+
+  return (
+    <Dialog title={`Folder settings: ${folder.name}`} onClose={onClose}>
+      {!state && !error && <p class="muted">Loading…</p>}
+      {state && (
+        <div class="folder-settings">
+          <section aria-labelledby="folder-default-title">
+            <h3 id="folder-default-title">Default upload folder</h3>
+            <p data-testid="default-folder-state">
+              {isDefault
+                ? 'This is your default upload folder: uploads with your API key land here.'
+                : 'Uploads with your API key land in another place. Make this folder the default to file them here.'}
+            </p>
+            <button type="button" class={isDefault ? undefined : 'primary'} disabled={busy} onClick={() => void setDefault(!isDefault)}>
+              {isDefault ? 'Stop using as default' : 'Make default upload folder'}
+            </button>
+            <Status message={message} />
+          </section>
+          <AlbumShare folder={state.folder} onChanged={(next) => changed({ folder: next })} />
+          <FolderKeyPanel folder={state.folder} folderKey={state.key} onChanged={(key) => changed({ key })} />
+        </div>
+      )}
+      <Status error={error} />
+    </Dialog>
+  );
 }

@@ -1,4 +1,29 @@
-/** Settings (being built). */
+import { api } from '../api.js';
+import type { DashboardData, UrlFormatSettings } from '../types.js';
+import { Status, useLoad } from '../ui.js';
+import { ApiKey } from './api-key.js';
+import { Assistants } from './assistants.js';
+import { CustomDomain } from './custom-domain.js';
+import { UrlStyle } from './url-style.js';
+import { UsageMeters } from './usage-meters.js';
+
+/** The account's settings: usage against the plan, link style, custom domain, API key, assistants. */
 export function SettingsPage() {
-  return <h1>Settings</h1>;
+  // The dashboard's user carries today's count and what is left; one file is the least it lists.
+  const usage = useLoad((signal) => api<{ data: DashboardData }>('/user/dashboard?limit=1', { signal }).then((r) => r.data.user), []);
+  const urlStyle = useLoad((signal) => api<{ data: UrlFormatSettings }>('/user/subdomain', { signal }).then((r) => r.data), []);
+  return (
+    <>
+      <h1>Settings</h1>
+      {usage.error && <Status error={usage.error} />}
+      {usage.data && <UsageMeters user={usage.data} />}
+      {urlStyle.error && <Status error={urlStyle.error} />}
+      {urlStyle.data && (
+        <UrlStyle settings={urlStyle.data} onSaved={(format) => urlStyle.setData((current) => current && { ...current, format })} />
+      )}
+      <CustomDomain onChanged={urlStyle.reload} />
+      <ApiKey />
+      <Assistants />
+    </>
+  );
 }

@@ -1,0 +1,88 @@
+import { useState } from 'preact/hooks';
+import { api } from '../api.js';
+import type { DropLink, Folder } from '../types.js';
+import { Status } from '../ui.js';
+
+// How long a link stays open: the API takes 60 seconds to 7 days.
+const EXPIRY_CHOICES = [
+  { seconds: 3600, label: '1 hour' },
+  { seconds: 6 * 3600, label: '6 hours' },
+  { seconds: 86400, label: '1 day' },
+  { seconds: 3 * 86400, label: '3 days' },
+  { seconds: 7 * 86400, label: '7 days' },
+];
+const MAX_NOTE = 500;
+const MB = 1024 * 1024;
+
+/** Creates a drop link: its folder, how long it stays open, the largest file and a note for the sender. */
+export function DropLinkForm({ folders, onCreated }: { folders: Folder[]; onCreated: (link: DropLink) => void }) {
+  const [folderId, setFolderId] = useState('');
+  const [expiresIn, setExpiresIn] = useState(86400);
+  const [maxMb, setMaxMb] = useState('');
+  const [note, setNote] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | undefined>(undefined);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const max = maxMb.trim() === '' ? null : Number(maxMb);
+    if (max !== null && !(max > 0)) return setError('The largest file size must be a number of megabytes above 0, or left empty.');
+    setBusy(true);
+    setError(undefined);
+    try {
+      const { data } = await api<{ data: DropLink }>('/user/drop-links', {
+        method: 'POST',
+        body: { folderId: folderId || null, expiresIn, maxSizeBytes: max === null ? null : Math.round(max * MB), note: note.trim() || null },
+      });
+      setNote('');
+      onCreated(data);
+    } catch (err) {
+      setError((err as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form class="card drop-form" onSubmit={(e) => void submit(e)} aria-labelledby="drop-form-title">
+      <h2 id="drop-form-title">New drop link</h2>
+      <div class="form-grid">
+        <label>
+          <span>Save the file in</span>
+          <select value={folderId} onChange={(e) => setFolderId(e.currentTarget.value)}>
+            <option value="">My default upload folder</option>
+            {folders.map((f) => (
+              <option key={f.id} value={f.id}>
+                {f.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          <span>Open for</span>
+          <select value={String(expiresIn)} onChange={(e) => setExpiresIn(Number(e.currentTarget.value))}>
+            {EXPIRY_CHOICES.map((c) => (
+              <option key={c.seconds} value={String(c.seconds)}>
+                {c.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          <span>Largest file in MB (empty: your plan's limit)</span>
+          <input type="number" min="1" step="any" inputMode="decimal" value={maxMb} onInput={(e) => setMaxMb(e.currentTarget.value)} />
+        </label>
+      </div>
+      <label class="stack">
+        <span>Note for the sender (optional)</span>
+        <textarea rows={2} maxLength={MAX_NOTE} value={note} onInput={(e) => setNote(e.currentTarget.value)} placeholder="The signed contract, please" />
+      </label>
+      <div class="row">
+        <button type="submit" class="primary" disabled={busy}>
+          {busy ? 'Creating…' : 'Create drop link'}
+        </button>
+      </div>
+      {error && <Status error={error} />}
+    </form>
+  );
+}

@@ -1,0 +1,93 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api } from '../api.js';
+import type { Folder } from '../types.js';
+import { CopyButton, InlineConfirm, Status } from '../ui.js';
+
+/** Shares the folder as a public album (its public files, newest first, and a zip), or stops sharing. */
+export function AlbumShare({ folder, onChanged }: { folder: Folder; onChanged: (folder: Folder) => void }) {
+  const [busy, setBusy] = useState(false);
+  const [confirmStop, setConfirmStop] = useState(false);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const [message, setMessage] = useState<string | undefined>(undefined);
+  const path = `/user/folders/${encodeURIComponent(folder.id)}/share`;
+  // The button pressed goes away with the change: keep the keyboard on what replaced it.
+  const moved = useRef(false);
+  const linkField = useRef<HTMLInputElement>(null);
+  const shareButton = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (!moved.current) return;
+    moved.current = false;
+    (folder.shared ? linkField.current : shareButton.current)?.focus();
+  }, [folder.shared]);
+
+  const run = async (work: () => Promise<void>) => {
+    setBusy(true);
+    setError(undefined);
+    setMessage(undefined);
+    try {
+      await work();
+    } catch (err) {
+      setError((err as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const share = () =>
+    run(async () => {
+      const { data } = await api<{ data: { url: string } }>(path, { method: 'POST' });
+      moved.current = true;
+      onChanged({ ...folder, shared: true, shareUrl: data.url });
+      setMessage('The folder is shared: anyone with the link sees its public files.');
+    });
+  const stop = () =>
+    run(async () => {
+      await api(path, { method: 'DELETE' });
+      setConfirmStop(false);
+      moved.current = true;
+      onChanged({ ...folder, shared: false, shareUrl: null });
+      setMessage('No longer shared: the album link stopped working.');
+    });
+
+  return (
+    <section aria-labelledby="folder-album-title">
+      <h3 id="folder-album-title">Shared album</h3>
+      {folder.shared && folder.shareUrl ? (
+        <>
+          <p>Anyone with this link sees the folder's public files and can download them as a zip. Private files never show.</p>
+          <div class="row link-row">
+            <label class="sr-only" for="album-link">
+              Album link
+            </label>
+            <input id="album-link" ref={linkField} class="wide" readOnly value={folder.shareUrl} onFocus={(e) => e.currentTarget.select()} />
+            <CopyButton text={folder.shareUrl} what="album link" />
+            <a href={folder.shareUrl} target="_blank" rel="noopener">
+              Open album
+            </a>
+          </div>
+          {confirmStop ? (
+            <InlineConfirm
+              question="Stop sharing? The link stops working at once; sharing again makes a new one."
+              confirmLabel="Stop sharing"
+              keepLabel="Keep sharing"
+              busy={busy}
+              onConfirm={() => void stop()}
+              onKeep={() => setConfirmStop(false)}
+            />
+          ) : (
+            <button type="button" class="danger" onClick={() => setConfirmStop(true)}>
+              Stop sharing…
+            </button>
+          )}
+        </>
+      ) : (
+        <>
+          <p>Share this folder as an album: a public page with its public files, without your account.</p>
+          <button ref={shareButton} type="button" class="primary" disabled={busy} onClick={() => void share()}>
+            {busy ? 'Sharing…' : 'Share as album'}
+          </button>
+        </>
+      )}
+      <Status error={error} message={message} />
+    </section>
+  );
+}

@@ -1,0 +1,68 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api } from '../api.js';
+import type { UrlFormatSettings } from '../types.js';
+import { Status } from '../ui.js';
+
+type Format = UrlFormatSettings['format'];
+
+/** The URL style of new uploads: personal subdomain, short URL, or the verified custom domain. */
+export function UrlStyle({ settings, onSaved }: { settings: UrlFormatSettings; onSaved: (format: Format) => void }) {
+  const [choice, setChoice] = useState<Format>(settings.format);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const [message, setMessage] = useState<string | undefined>(undefined);
+  useEffect(() => setChoice(settings.format), [settings.format]);
+
+  const save = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    setMessage(undefined);
+    try {
+      const { data } = await api<{ data: { format: Format; message: string } }>('/user/subdomain', { method: 'POST', body: { format: choice } });
+      setMessage(`${data.message}.`);
+      onSaved(data.format);
+    } catch (err) {
+      setError((err as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const options: { value: Format; label: string; example: string; disabled?: boolean; note?: string }[] = [
+    { value: 'subdomain', label: 'Personal subdomain', example: `${settings.subdomainUrl}/abc123.png` },
+    { value: 'short', label: 'Short URL', example: `${settings.standardUrl}/abc123.png` },
+    {
+      value: 'custom',
+      label: 'Custom domain',
+      example: settings.customDomainUrl ? `${settings.customDomainUrl}/abc123.png` : '',
+      disabled: !settings.customDomainActive,
+      note: settings.customDomainActive ? undefined : 'Available once a custom domain is verified (Pro).',
+    },
+  ];
+  return (
+    <section class="card" aria-labelledby="url-style-title">
+      <h2 id="url-style-title">Link style</h2>
+      <form onSubmit={(e) => void save(e)}>
+        <fieldset class="choices">
+          <legend>Links of new uploads use</legend>
+          {options.map((o) => (
+            <label key={o.value} class={o.disabled ? 'choice disabled' : 'choice'}>
+              <input type="radio" name="url-format" value={o.value} checked={choice === o.value} disabled={o.disabled} onChange={() => setChoice(o.value)} />
+              <span>
+                <strong>{o.label}</strong>
+                {o.example && <code class="example">{o.example}</code>}
+                {o.note && <span class="muted"> {o.note}</span>}
+              </span>
+            </label>
+          ))}
+        </fieldset>
+        <p class="muted">Links you already have keep working as they are.</p>
+        <button type="submit" class="primary" disabled={busy || choice === settings.format}>
+          {busy ? 'Saving…' : 'Save link style'}
+        </button>
+        <Status error={error} message={message} />
+      </form>
+    </section>
+  );
+}
