@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { copyText } from './format.js';
 
 // Small pieces every page uses: a modal dialog, a status line read out by screen readers, and
 // a hook for loading data with its error in plain words.
@@ -50,4 +51,104 @@ export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, deps: unkn
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [...deps, version]);
   return { data, error, reload: () => setVersion((v) => v + 1), setData };
+}
+
+/** Asks before something that cannot be undone; the confirming button shows the work in progress. */
+export function ConfirmDialog({
+  title,
+  confirmLabel,
+  danger = false,
+  onConfirm,
+  onClose,
+  children,
+}: {
+  title: string;
+  confirmLabel: string;
+  danger?: boolean;
+  /** rejects with the error to show; the dialog closes when it resolves */
+  onConfirm: () => Promise<void>;
+  onClose: () => void;
+  children: ComponentChildren;
+}) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const confirm = async () => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await onConfirm();
+      onClose();
+    } catch (err) {
+      setError((err as Error).message);
+      setBusy(false);
+    }
+  };
+  return (
+    <Dialog title={title} onClose={onClose}>
+      <div>{children}</div>
+      <Status error={error} />
+      <div class="row dialog-actions">
+        <button type="button" class={danger ? 'danger' : 'primary'} disabled={busy} onClick={() => void confirm()}>
+          {busy ? 'Working…' : confirmLabel}
+        </button>
+        <button type="button" onClick={onClose}>
+          Cancel
+        </button>
+      </div>
+    </Dialog>
+  );
+}
+
+/** Copies `text` (or what `text()` answers) and says so in words; `what` names it ("drop link"). */
+export function CopyButton({ text, label = 'Copy', what }: { text: string | (() => Promise<string>); label?: string; what: string }) {
+  const [said, setSaid] = useState('');
+  const copy = async () => {
+    try {
+      const value = typeof text === 'string' ? text : await text();
+      setSaid((await copyText(value)) ? `Copied the ${what}.` : `Could not copy: select the ${what} and copy it by hand.`);
+    } catch (err) {
+      setSaid((err as Error).message);
+    }
+  };
+  return (
+    <>
+      <button type="button" onClick={() => void copy()} aria-label={label === 'Copy' ? `Copy ${what}` : undefined}>
+        {label}
+      </button>
+      <span class="copy-said" role="status">
+        {said}
+      </span>
+    </>
+  );
+}
+
+/** A confirmation in place (inside a dialog, say): the question, then the action or keeping things. */
+export function InlineConfirm({
+  question,
+  confirmLabel,
+  keepLabel,
+  busy,
+  onConfirm,
+  onKeep,
+}: {
+  question: string;
+  confirmLabel: string;
+  keepLabel: string;
+  busy: boolean;
+  onConfirm: () => void;
+  onKeep: () => void;
+}) {
+  const first = useRef<HTMLButtonElement>(null);
+  useEffect(() => first.current?.focus(), []);
+  return (
+    <div class="row confirm-inline" role="group" aria-label={question}>
+      <span>{question}</span>
+      <button ref={first} type="button" class="danger" disabled={busy} onClick={onConfirm}>
+        {confirmLabel}
+      </button>
+      <button type="button" onClick={onKeep}>
+        {keepLabel}
+      </button>
+    </div>
+  );
 }
