@@ -27,22 +27,37 @@ describe('the upload page sends big files resumably (tus), with Pause and Resume
     page.on('request', (req) => {
       if (new URL(req.url()).pathname.startsWith('/api/uploads')) tusRequests.push(req.method());
     });
+    // Slow enough that Pause lands while the upload is under way.
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Network.enable');
+    const throttle = (uploadThroughput: number) => cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput });
+    await throttle(8 * 1024 * 1024);
     await page.goto(`${site}/`);
     const file = path.join(env.dataDir, 'big-from-browser.png');
     const bytes = pngBytes(20 * 1024 * 1024, 9);
     await writeFile(file, bytes);
-    await page.setInputFiles('#file', file);
     await page.selectOption('#expiry', '7d');
-    await page.click('button[type=submit]');
-    await page.waitForSelector('#pause:not([hidden])');
-    await page.click('#pause');
-    await page.waitForSelector('#pause:text("Resume")');
-    await page.click('#pause');
-    await page.waitForSelector('#result:not([hidden])', { timeout: 60_000 });
+    await page.setInputFiles('#file', file);
+    const pause = page.locator('.upload-item button.pause');
+    await pause.waitFor();
+    const progress = page.locator('.upload-item progress');
+    await page.waitForFunction(() => {
+      const { document } = globalThis as unknown as { document: { querySelector(s: string): { value: number } | null } };
+      return (document.querySelector('.upload-item progress')?.value ?? 0) > 0;
+    });
+    await pause.click();
+    await page.locator('.upload-item .upload-state:text-matches("^Paused at")').waitFor();
+    expect(await pause.textContent()).to.contain('Resume');
+    const pausedAt = await progress.evaluate((bar) => (bar as unknown as { value: number }).value);
+    expect(pausedAt).to.be.below(bytes.length);
+    await throttle(-1);
+    await pause.click();
+    await page.waitForSelector('#result-url', { timeout: 60_000 });
     const url = await page.getAttribute('#result-url', 'href');
     const [row] = (await fileRowsOf(env, null)).filter((r) => url!.endsWith(r.filename));
     expect(row).to.include({ source: 'tus', expiry: '7d', size: bytes.length });
-    expect(tusRequests).to.include.members(['POST', 'PATCH']);
+    // Created, sent in chunks, asked where to go on from after the pause (HEAD), result fetched.
+    expect(tusRequests).to.include.members(['POST', 'PATCH', 'HEAD', 'GET']);
     await page.close();
   });
 });

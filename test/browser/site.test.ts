@@ -2,8 +2,10 @@ import { expect } from 'chai';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
-import { pngBytes } from '../helpers/media.js';
+import { SESSION_COOKIE } from '../../shared/services/session.service.js';
 import { launchChromium } from '../helpers/browser.js';
+import { expectAccessible, screenshot, watchConsole } from '../helpers/dashboard.js';
+import { pngBytes } from '../helpers/media.js';
 import { createTestEnv, type TestEnv } from '../helpers/test-env.js';
 import { fileRowsOf } from '../helpers/uploads.js';
 
@@ -50,23 +52,55 @@ describe('website in a real browser', function () {
 
   it('uploads anonymously from the landing page and opens the returned URL', async () => {
     const page = await browser.newPage();
+    const errors = watchConsole(page);
     await page.goto(`${site}/`);
     const file = path.join(env.dataDir, 'from-browser.png');
     const bytes = pngBytes(5000, 3);
     await writeFile(file, bytes);
-    await page.setInputFiles('#file', file);
+    // The expiry applies to the files chosen after it; choosing them starts the upload.
     await page.selectOption('#expiry', '1d');
-    await page.click('button[type=submit]');
-    await page.waitForSelector('#result:not([hidden])');
+    await page.setInputFiles('#file', file);
+    await page.waitForSelector('#result-url');
     const url = await page.getAttribute('#result-url', 'href');
     expect(url).to.match(new RegExp(`^${site}/f/[A-Za-z0-9]{10}\\.png$`));
     const [row] = (await fileRowsOf(env, null)).filter((r) => url!.endsWith(r.filename));
     expect(row).to.include({ source: 'web', expiry: '1d', size: 5000 });
+    await expectAccessible(page, 'upload page');
+    await screenshot(page, 'upload-page');
+    // No CSP violation, no script error.
+    expect(errors).to.deep.equal([]);
 
     const response = await page.goto(url!);
     expect(response!.status()).to.equal(200);
     expect(response!.headers()['content-type']).to.equal('image/png');
     expect((await response!.body()).equals(bytes)).to.equal(true);
     await page.close();
+  });
+
+  it('uploads several files at once into the library of the signed-in account, with no key in the page', async () => {
+    const carol = await env.createAccount();
+    const { token } = await env.container.services.sessions.create(carol.id, 'playwright');
+    const context = await browser.newContext();
+    await context.addCookies([{ name: SESSION_COOKIE, value: token, url: site, httpOnly: true, sameSite: 'Lax' }]);
+    const page = await context.newPage();
+    const sent: string[] = [];
+    page.on('request', (req) => {
+      if (new URL(req.url()).pathname === '/api/upload') sent.push(req.headers()['x-api-key'] ?? 'no key');
+    });
+    await page.goto(`${site}/`);
+    const files = ['one.png', 'two.png'].map((name) => path.join(env.dataDir, `carol-${name}`));
+    for (const [i, file] of files.entries()) await writeFile(file, pngBytes(3000 + i, i));
+    await page.setInputFiles('#file', files);
+    await page.locator('.upload-item.is-done').nth(1).waitFor();
+    const rows = await fileRowsOf(env, carol.id);
+    expect(rows.map((r) => r.originalName).sort()).to.deep.equal(['carol-one.png', 'carol-two.png']);
+    for (const row of rows) expect(row.source).to.equal('web');
+    expect(sent).to.deep.equal(['no key', 'no key']);
+    const storage = await page.evaluate(() => {
+      const { localStorage, sessionStorage } = globalThis as unknown as Record<'localStorage' | 'sessionStorage', Record<string, string>>;
+      return JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage });
+    });
+    expect(storage).to.not.contain(carol.apiKey);
+    await context.close();
   });
 });

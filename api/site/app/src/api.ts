@@ -21,6 +21,9 @@ const PLAIN_WORDS: Record<number, string> = {
 
 /** The message to show for a failed call: the API's own words, else a plain one for the status. */
 export function messageOf(status: number, body: Record<string, unknown>): string {
+  // A refused field's own words, without the "field: " the summary puts before each.
+  const details = Array.isArray(body.details) ? body.details.map((d: { message?: unknown }) => d?.message).filter((m): m is string => typeof m === 'string' && m !== '') : [];
+  if (details.length) return details.join('; ');
   if (typeof body.error === 'string' && body.error) return body.error;
   if (typeof body.message === 'string' && body.message) return body.message;
   return PLAIN_WORDS[status] ?? (status >= 500 ? 'The server had a problem. Try again shortly.' : `The request failed (${status}).`);

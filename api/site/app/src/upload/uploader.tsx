@@ -1,4 +1,182 @@
-/** The drop zone (being built). */
-export function Uploader(_props: { folderId: string | null }) {
-  return <p>Uploads</p>;
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api } from '../api.js';
+import { moveFiles } from '../files/file-api.js';
+import type { UploadConfig, UploadResult } from '../types.js';
+import { useLoad } from '../ui.js';
+import { filesOf, namedForPaste } from './dropped-files.js';
+import { UploadQueue } from './upload-queue.js';
+import { UploadRow } from './upload-row.js';
+import './uploader.css';
+
+export interface UploaderProps {
+  /** where finished uploads are filed: a folder's id, `root`, or null to leave them where the account's uploads land */
+  folderId: string | null;
+  /** the uploader's plan (null: an anonymous visitor): files over its ceiling are refused before sending */
+  plan?: string | null | undefined;
+  /** each finished upload, once filed */
+  onUploaded?: ((result: UploadResult) => void) | undefined;
+}
+
+const NEVER = [{ value: '', label: 'Never' }];
+
+// One queue per page, which outlives the uploader: from the files to a file's page and back, the
+// uploads go on and are still in view. It reads the mounted uploader's props and settings here.
+const mounted: { props?: UploaderProps; config?: UploadConfig | undefined } = {};
+let pageQueue: UploadQueue | undefined;
+
+function queueOfPage(): UploadQueue {
+  pageQueue ??= new UploadQueue({
+    maxBytes() {
+      const { props, config } = mounted;
+      if (!props || !config || props.plan === undefined) return undefined;
+      return props.plan === null ? config.maxFileSize.anonymous : (config.maxFileSize[props.plan] ?? config.maxFileSize.registered);
+    },
+    async afterUpload(result, item) {
+      let note: string | undefined;
+      if (item.folderId) {
+        const moved = await moveFiles([result.filename], item.folderId).catch((err: Error) => ({ errors: [{ error: err.message }] }));
+        if (moved.errors[0]) note = `Uploaded, but not filed into the folder: ${moved.errors[0].error}`;
+      }
+      mounted.props?.onUploaded?.(result);
+      return note;
+    },
+  });
+  return pageQueue;
+}
+
+/**
+ * Uploads many files at once, by drag and drop anywhere on the page, by pasting, or with the file
+ * input; a progress bar per file, Cancel and Retry, and Pause and Resume for big (resumable) ones.
+ * On the dashboard as on the public page; the browser's cookie says who uploads, never a key.
+ */
+export function Uploader(props: UploaderProps) {
+  const config = useLoad((signal) => api<UploadConfig>('/upload/config', { signal }), []);
+  const [expiry, setExpiry] = useState('');
+  const [dragging, setDragging] = useState(false);
+  mounted.props = props;
+  mounted.config = config.data;
+  const queue = queueOfPage();
+  const [, setTick] = useState(0);
+  useEffect(() => queue.subscribe(() => setTick((n) => n + 1)), [queue]);
+  // What files dropped or pasted from now on get.
+  const target = useRef({ expiry, folderId: props.folderId });
+  target.current = { expiry, folderId: props.folderId };
+
+  const active = queue.items.some((item) => item.state === 'uploading' || item.state === 'paused' || item.state === 'queued');
+  // Closing the tab would end the uploads: the browser asks first.
+  useEffect(() => {
+    if (!active) return;
+    const warn = (event: BeforeUnloadEvent) => event.preventDefault();
+    addEventListener('beforeunload', warn);
+    return () => removeEventListener('beforeunload', warn);
+  }, [active]);
+
+  // Drops anywhere on the page and pastes (Ctrl+V) of files land here.
+  useEffect(() => {
+    let depth = 0;
+    // A file input (the uploader's own, or Replace in a file's actions) takes what is dropped on it.
+    const onFileInput = (event: Event) => event.target instanceof HTMLInputElement && event.target.type === 'file';
+    const hasFiles = (event: DragEvent) => (event.dataTransfer?.types.includes('Files') ?? false) && !onFileInput(event);
+    const enter = (event: DragEvent) => {
+      if (!hasFiles(event)) return;
+      depth++;
+      setDragging(true);
+    };
+    const leave = (event: DragEvent) => {
+      if (!hasFiles(event)) return;
+      depth = Math.max(0, depth - 1);
+      if (depth === 0) setDragging(false);
+    };
+    const over = (event: DragEvent) => {
+      if (!hasFiles(event)) return;
+      event.preventDefault();
+      if (event.dataTransfer) event.dataTransfer.dropEffect = 'copy';
+    };
+    const drop = (event: DragEvent) => {
+      depth = 0;
+      setDragging(false);
+      if (onFileInput(event)) return;
+      const files = filesOf(event.dataTransfer);
+      if (files.length === 0) return;
+      event.preventDefault();
+      queue.add(files, target.current);
+    };
+    const paste = (event: ClipboardEvent) => {
+      const files = filesOf(event.clipboardData).map(namedForPaste);
+      if (files.length === 0) return;
+      event.preventDefault();
+      queue.add(files, target.current);
+    };
+    document.addEventListener('dragenter', enter);
+    document.addEventListener('dragleave', leave);
+    document.addEventListener('dragover', over);
+    document.addEventListener('drop', drop);
+    document.addEventListener('paste', paste);
+    return () => {
+      document.removeEventListener('dragenter', enter);
+      document.removeEventListener('dragleave', leave);
+      document.removeEventListener('dragover', over);
+      document.removeEventListener('drop', drop);
+      document.removeEventListener('paste', paste);
+    };
+  }, [queue]);
+
+  const items = queue.items;
+  const done = items.filter((item) => item.state === 'done').length;
+  const failed = items.filter((item) => item.state === 'failed').length;
+  const options = config.data?.expiryOptions ?? NEVER;
+
+  return (
+    <section class={dragging ? 'uploader dragging' : 'uploader'} aria-label="Upload files">
+      <div class="dropzone">
+        <p class="drop-hint">
+          <strong>Drop files anywhere on this page</strong>, paste them with Ctrl+V, or choose them:
+        </p>
+        <div class="upload-controls">
+          <span class="field">
+            <label for="file">Files</label>
+            <input
+              type="file"
+              id="file"
+              multiple
+              onChange={(event) => {
+                const input = event.currentTarget;
+                const files = [...(input.files ?? [])];
+                if (files.length) queue.add(files, target.current);
+                input.value = '';
+              }}
+            />
+          </span>
+          <span class="field">
+            <label for="expiry">Expires</label>
+            <select id="expiry" value={expiry} onChange={(event) => setExpiry(event.currentTarget.value)}>
+              {options.map((option) => (
+                <option key={option.value} value={option.value}>
+                  {option.value === '' ? option.label : `After ${option.label}`}
+                </option>
+              ))}
+            </select>
+          </span>
+        </div>
+        {config.error && <p class="status error">{`The upload settings did not load (${config.error}); files never expire.`}</p>}
+      </div>
+      {items.length > 0 && (
+        <>
+          <div class="upload-summary">
+            <p role="status">{`${done} of ${items.length} uploaded${failed ? `, ${failed} failed` : ''}.`}</p>
+            {done + failed > 0 && (
+              <button type="button" class="small" onClick={() => queue.clearFinished()}>
+                Clear finished
+              </button>
+            )}
+          </div>
+          <ul class="upload-list" aria-label="Uploads">
+            {items.map((item) => (
+              <UploadRow key={item.id} item={item} queue={queue} latest={item.id === queue.latestDone} />
+            ))}
+          </ul>
+        </>
+      )}
+    </section>
+  );
 }

@@ -1,0 +1,23 @@
+import { useState } from 'preact/hooks';
+import type { FileRecord } from '../types.js';
+import { kindOf, typeLabel } from './file-facts.js';
+
+/**
+ * A file's thumbnail in a box of fixed aspect ratio (CSS), so nothing moves when the image
+ * arrives; a type label (PNG, MP4, PDF) when there is no thumbnail or it fails to load.
+ */
+export function Thumbnail({ file, small = false }: { file: FileRecord; small?: boolean }) {
+  const [failed, setFailed] = useState(false);
+  const src = file.thumbnailUrl ?? null;
+  return (
+    <div class={`thumb kind-${kindOf(file.mimeType)}${small ? ' thumb-small' : ''}`}>
+      {src && !failed ? (
+        <img src={src} alt="" width={256} height={256} loading="lazy" decoding="async" onError={() => setFailed(true)} />
+      ) : (
+        <span class="thumb-label" aria-hidden="true">
+          {typeLabel(file)}
+        </span>
+      )}
+    </div>
+  );
+}
