@@ -29,7 +29,17 @@ export function messageOf(status: number, body: Record<string, unknown>): string
   return PLAIN_WORDS[status] ?? (status >= 500 ? 'The server had a problem. Try again shortly.' : `The request failed (${status}).`);
 }
 
-export interface CallOptions {
+/** The body of an answer as a JSON object, or {} when it is not one. */
+export function bodyOf(text: string): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return parsed && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+interface CallOptions {
   method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** sent as JSON, or as it is when FormData */
   body?: unknown;
@@ -52,13 +62,7 @@ export async function api<T = Record<string, unknown>>(path: string, options: Ca
     if ((err as Error).name === 'AbortError') throw err;
     throw new ApiError(0, 'The server cannot be reached. Check your connection.');
   }
-  const text = await res.text();
-  let body: Record<string, unknown> = {};
-  try {
-    body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
-  } catch {
-    body = {};
-  }
+  const body = bodyOf(await res.text());
   if (!res.ok) {
     if (res.status === 401) location.assign(`/login?next=${encodeURIComponent(location.pathname + location.search)}`);
     throw new ApiError(res.status, messageOf(res.status, body), body);

@@ -1,4 +1,4 @@
-// How sizes, dates and links read on screen.
+// How sizes, counts, dates and links read on screen.
 
 export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
@@ -12,12 +12,17 @@ export function formatBytes(bytes: number): string {
   return `${value < 10 ? value.toFixed(1) : Math.round(value)} ${units[unit]}`;
 }
 
+/** "1 file", "3 files": the count with its word. */
+export function plural(count: number, one: string, many = `${one}s`): string {
+  return `${count} ${count === 1 ? one : many}`;
+}
+
 export function formatDate(iso: string | null | undefined): string {
   if (!iso) return '—';
   return new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 }
 
-export type LinkFormat = 'url' | 'markdown' | 'html' | 'bbcode';
+type LinkFormat = 'url' | 'markdown' | 'html' | 'bbcode';
 
 export const LINK_FORMATS: { value: LinkFormat; label: string }[] = [
   { value: 'url', label: 'Link' },
@@ -39,6 +44,17 @@ export function linkAs(format: LinkFormat, url: string, name: string): string {
       return `[img]${url}[/img]`;
     default:
       return url;
+  }
+}
+
+/** An address from API data as a URL if it is http(s) (a relative one: on this site), else undefined: never `javascript:`. */
+export function webUrl(value: unknown): URL | undefined {
+  if (typeof value !== 'string' || !value) return undefined;
+  try {
+    const url = new URL(value, location.origin);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url : undefined;
+  } catch {
+    return undefined;
   }
 }
 

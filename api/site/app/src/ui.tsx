@@ -1,22 +1,24 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { copyText } from './format.js';
+import type { Folder } from './types.js';
 
-// Small pieces every page uses: a modal dialog, a status line read out by screen readers, and
-// a hook for loading data with its error in plain words.
+// Small pieces every page uses: dialogs, a status line read out by screen readers, copy buttons,
+// folder choices, and hooks for loading data and for running an action, with errors in plain words.
 
-/** A modal <dialog>: Escape and the Close button close it, focus returns where it was. */
+/** A modal <dialog>, named by its heading: Escape and the Close button close it, focus returns where it was. */
 export function Dialog({ title, onClose, children }: { title: string; onClose: () => void; children: ComponentChildren }) {
   const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
   useEffect(() => {
     const opener = document.activeElement as HTMLElement | null;
     ref.current?.showModal();
     return () => opener?.focus();
   }, []);
   return (
-    <dialog ref={ref} class="dialog" aria-label={title} onClose={onClose} onCancel={onClose}>
+    <dialog ref={ref} class="dialog" aria-labelledby={titleId} onClose={onClose} onCancel={onClose}>
       <header class="dialog-head">
-        <h2>{title}</h2>
+        <h2 id={titleId}>{title}</h2>
         <button type="button" class="icon" aria-label="Close" onClick={onClose}>
           ×
         </button>
@@ -53,6 +55,30 @@ export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, deps: unkn
   return { data, error, reload: () => setVersion((v) => v + 1), setData };
 }
 
+/**
+ * One action at a time: `run(name, work)` marks `busy` with the name while `work` goes, then shows
+ * the words it answers as the message, or its error's as the error.
+ */
+export function useAction<Name extends string>() {
+  const [busy, setBusy] = useState<Name | undefined>(undefined);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const [message, setMessage] = useState<string | undefined>(undefined);
+  const run = async (name: Name, work: () => Promise<string | void>) => {
+    setBusy(name);
+    setError(undefined);
+    setMessage(undefined);
+    try {
+      const done = await work();
+      if (done) setMessage(done);
+    } catch (err) {
+      setError((err as Error).message);
+    } finally {
+      setBusy(undefined);
+    }
+  };
+  return { busy, error, message, setError, setMessage, run };
+}
+
 /** Asks before something that cannot be undone; the confirming button shows the work in progress. */
 export function ConfirmDialog({
   title,
@@ -70,26 +96,19 @@ export function ConfirmDialog({
   onClose: () => void;
   children: ComponentChildren;
 }) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | undefined>(undefined);
-  const confirm = async () => {
-    setBusy(true);
-    setError(undefined);
-    try {
+  const action = useAction<'confirm'>();
+  const confirm = () =>
+    action.run('confirm', async () => {
       await onConfirm();
       onClose();
-    } catch (err) {
-      setError((err as Error).message);
-      setBusy(false);
-    }
-  };
+    });
   return (
     <Dialog title={title} onClose={onClose}>
       <div>{children}</div>
-      <Status error={error} />
+      <Status error={action.error} />
       <div class="row dialog-actions">
-        <button type="button" class={danger ? 'danger' : 'primary'} disabled={busy} onClick={() => void confirm()}>
-          {busy ? 'Working…' : confirmLabel}
+        <button type="button" class={danger ? 'danger' : 'primary'} disabled={action.busy !== undefined} onClick={() => void confirm()}>
+          {action.busy ? 'Working…' : confirmLabel}
         </button>
         <button type="button" onClick={onClose}>
           Cancel
@@ -150,5 +169,18 @@ export function InlineConfirm({
         {keepLabel}
       </button>
     </div>
+  );
+}
+
+/** The options of a folder <select>, one a folder, after the caller's own first choice (the root, say). */
+export function FolderOptions({ folders }: { folders: Folder[] }) {
+  return (
+    <>
+      {folders.map((folder) => (
+        <option key={folder.id} value={folder.id}>
+          {folder.name}
+        </option>
+      ))}
+    </>
   );
 }

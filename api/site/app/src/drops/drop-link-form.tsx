@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
 import type { DropLink, Folder } from '../types.js';
-import { Status } from '../ui.js';
+import { FolderOptions, Status, useAction } from '../ui.js';
 
 // How long a link stays open: the API takes 60 seconds to 7 days.
 const EXPIRY_CHOICES = [
@@ -20,27 +20,20 @@ export function DropLinkForm({ folders, onCreated }: { folders: Folder[]; onCrea
   const [expiresIn, setExpiresIn] = useState(86400);
   const [maxMb, setMaxMb] = useState('');
   const [note, setNote] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | undefined>(undefined);
+  const action = useAction<'create'>();
 
   const submit = async (event: Event) => {
     event.preventDefault();
     const max = maxMb.trim() === '' ? null : Number(maxMb);
-    if (max !== null && !(max > 0)) return setError('The largest file size must be a number of megabytes above 0, or left empty.');
-    setBusy(true);
-    setError(undefined);
-    try {
+    if (max !== null && !(max > 0)) return action.setError('The largest file size must be a number of megabytes above 0, or left empty.');
+    await action.run('create', async () => {
       const { data } = await api<{ data: DropLink }>('/user/drop-links', {
         method: 'POST',
         body: { folderId: folderId || null, expiresIn, maxSizeBytes: max === null ? null : Math.round(max * MB), note: note.trim() || null },
       });
       setNote('');
       onCreated(data);
-    } catch (err) {
-      setError((err as Error).message);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
@@ -51,11 +44,7 @@ export function DropLinkForm({ folders, onCreated }: { folders: Folder[]; onCrea
           <span>Save the file in</span>
           <select value={folderId} onChange={(e) => setFolderId(e.currentTarget.value)}>
             <option value="">My default upload folder</option>
-            {folders.map((f) => (
-              <option key={f.id} value={f.id}>
-                {f.name}
-              </option>
-            ))}
+            <FolderOptions folders={folders} />
           </select>
         </label>
         <label>
@@ -78,11 +67,11 @@ export function DropLinkForm({ folders, onCreated }: { folders: Folder[]; onCrea
         <textarea rows={2} maxLength={MAX_NOTE} value={note} onInput={(e) => setNote(e.currentTarget.value)} placeholder="The signed contract, please" />
       </label>
       <div class="row">
-        <button type="submit" class="primary" disabled={busy}>
-          {busy ? 'Creating…' : 'Create drop link'}
+        <button type="submit" class="primary" disabled={action.busy !== undefined}>
+          {action.busy ? 'Creating…' : 'Create drop link'}
         </button>
       </div>
-      {error && <Status error={error} />}
+      {action.error && <Status error={action.error} />}
     </form>
   );
 }

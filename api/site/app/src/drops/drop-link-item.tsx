@@ -1,5 +1,6 @@
 import { useEffect, useRef } from 'preact/hooks';
 import { formatBytes, formatDate } from '../format.js';
+import { filePagePath } from '../files/file-facts.js';
 import { onLinkClick } from '../router.js';
 import { CopyButton } from '../ui.js';
 import type { DropLink } from '../types.js';
@@ -59,7 +60,7 @@ export function DropLinkItem({ link, folderName, focusCopy, onCancel }: { link: 
       {status === 'received' && link.file && (
         <p>
           Received:{' '}
-          <a href={`/dashboard/files/${encodeURIComponent(link.file.filename)}`} onClick={onLinkClick}>
+          <a href={filePagePath(link.file.filename)} onClick={onLinkClick}>
             {link.file.originalName || link.file.filename}
           </a>{' '}
           ({formatBytes(link.file.size)})

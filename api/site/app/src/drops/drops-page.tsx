@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
+import { listFolders } from '../files/file-api.js';
 import { listenToNotifications } from '../notifications/stream.js';
-import type { DropLink, Folder } from '../types.js';
+import type { DropLink } from '../types.js';
 import { ConfirmDialog, Status, useLoad } from '../ui.js';
 import { DropLinkForm } from './drop-link-form.js';
 import { DropLinkItem, type ShownDropLink } from './drop-link-item.js';
@@ -12,7 +13,7 @@ import { DropLinkItem, type ShownDropLink } from './drop-link-item.js';
  */
 export function DropsPage() {
   const links = useLoad((signal) => api<{ data: { dropLinks: DropLink[] } }>('/user/drop-links', { signal }).then((r) => r.data.dropLinks as ShownDropLink[]), []);
-  const folders = useLoad((signal) => api<{ data: Folder[] }>('/user/folders', { signal }).then((r) => r.data), []);
+  const folders = useLoad((signal) => listFolders(signal), []);
   const [created, setCreated] = useState<string | undefined>(undefined);
   const [cancelling, setCancelling] = useState<ShownDropLink | undefined>(undefined);
   const [message, setMessage] = useState<string | undefined>(undefined);

@@ -1,8 +1,10 @@
 import { useEffect, useId, useState } from 'preact/hooks';
 import type { FileRecord, Folder } from '../types.js';
-import { ConfirmDialog, Status } from '../ui.js';
+import { ConfirmDialog, FolderOptions, Status, useAction } from '../ui.js';
 import { CopyLinks } from './copy-links.js';
 import { deleteFile, findFile, moveFiles, renameFile, replaceFile, setPrivate } from './file-api.js';
+
+type Action = 'rename' | 'replace' | 'move' | 'privacy';
 
 export type FileChange = { kind: 'updated'; oldFilename: string; file: FileRecord } | { kind: 'deleted'; filename: string };
 
@@ -12,9 +14,8 @@ export type FileChange = { kind: 'updated'; oldFilename: string; file: FileRecor
  */
 export function FileActions({ file, folders, onChange }: { file: FileRecord; folders: Folder[]; onChange: (change: FileChange) => void }) {
   const id = useId();
-  const [busy, setBusy] = useState<string | undefined>();
-  const [error, setError] = useState<string | undefined>();
-  const [message, setMessage] = useState<string | undefined>();
+  const action = useAction<Action>();
+  const busy = action.busy;
   const [newName, setNewName] = useState(file.filename);
   const [replacement, setReplacement] = useState<File | undefined>();
   const [target, setTarget] = useState(file.folderId ?? 'root');
@@ -24,21 +25,13 @@ export function FileActions({ file, folders, onChange }: { file: FileRecord; fol
   useEffect(() => setIsPrivate(file.isPrivate), [file.isPrivate]);
 
   /** Runs one change, then reads the file again: its URL, thumbnail and dates may all have moved. */
-  const run = async (what: string, change: () => Promise<{ filename: string; patch: Partial<FileRecord>; done: string }>) => {
-    setBusy(what);
-    setError(undefined);
-    setMessage(undefined);
-    try {
+  const run = (what: Action, change: () => Promise<{ filename: string; patch: Partial<FileRecord>; done: string }>) =>
+    action.run(what, async () => {
       const { filename, patch, done } = await change();
       const fresh = await findFile(filename).then((found) => found.file, () => undefined);
       onChange({ kind: 'updated', oldFilename: file.filename, file: fresh ?? { ...file, ...patch, filename } });
-      setMessage(done);
-    } catch (err) {
-      setError((err as Error).message);
-    } finally {
-      setBusy(undefined);
-    }
-  };
+      return done;
+    });
 
   const rename = (event: Event) => {
     event.preventDefault();
@@ -55,7 +48,7 @@ export function FileActions({ file, folders, onChange }: { file: FileRecord; fol
 
   const replace = (event: Event) => {
     event.preventDefault();
-    if (!replacement) return setError('Choose the file to put in its place first.');
+    if (!replacement) return action.setError('Choose the file to put in its place first.');
     void run('replace', async () => {
       const { data } = await replaceFile(file.filename, replacement);
       return { filename: file.filename, patch: { url: data.url, size: data.sizeBytes, mimeType: data.mimeType, updatedAt: data.updatedAt }, done: 'Replaced: same name and link, new content.' };
@@ -116,11 +109,7 @@ export function FileActions({ file, folders, onChange }: { file: FileRecord; fol
         <label for={`${id}-folder`}>Folder</label>
         <select id={`${id}-folder`} value={target} onChange={(event) => setTarget(event.currentTarget.value)}>
           <option value="root">Root library</option>
-          {folders.map((folder) => (
-            <option key={folder.id} value={folder.id}>
-              {folder.name}
-            </option>
-          ))}
+          <FolderOptions folders={folders} />
         </select>
         <button type="submit" disabled={busy !== undefined || target === (file.folderId ?? 'root')}>
           {busy === 'move' ? 'Moving…' : 'Move'}
@@ -138,7 +127,7 @@ export function FileActions({ file, folders, onChange }: { file: FileRecord; fol
         </button>
       </div>
 
-      <Status error={error} message={message} />
+      <Status error={action.error} message={action.message} />
 
       {confirmDelete && (
         <ConfirmDialog title="Delete this file?" confirmLabel="Delete" danger onConfirm={remove} onClose={() => setConfirmDelete(false)}>

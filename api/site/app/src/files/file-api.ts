@@ -20,7 +20,7 @@ export function listFiles(query: ListQuery & { page: number; limit: number }, si
   const params = new URLSearchParams({ page: String(query.page), limit: String(query.limit), sortBy: query.sortBy, sortOrder: query.sortOrder });
   if (query.search) params.set('search', query.search);
   if (query.folderId) params.set('folderId', query.folderId);
-  return api<{ data: DashboardData }>(`/user/dashboard?${params}`, signal ? { signal } : {}).then((body) => body.data);
+  return api<{ data: DashboardData }>(`/user/dashboard?${params}`, { signal }).then((body) => body.data);
 }
 
 /**
@@ -77,8 +77,8 @@ export async function deleteFiles(filenames: string[]): Promise<{ deleted: strin
   return { deleted, failed };
 }
 
-export function listFolders() {
-  return api<{ data: Folder[] }>('/user/folders').then((body) => body.data);
+export function listFolders(signal?: AbortSignal) {
+  return api<{ data: Folder[] }>('/user/folders', { signal }).then((body) => body.data);
 }
 
 export function createFolder(name: string) {

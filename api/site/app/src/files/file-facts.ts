@@ -3,7 +3,7 @@ import type { FileRecord, ModerationState } from '../types.js';
 
 // How a file's kind, origin, moderation and expiry read on screen.
 
-export type FileKind = 'image' | 'video' | 'audio' | 'document' | 'other';
+type FileKind = 'image' | 'video' | 'audio' | 'document' | 'other';
 
 export function kindOf(mimeType: string | undefined): FileKind {
   const type = mimeType ?? '';

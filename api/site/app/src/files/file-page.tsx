@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { formatBytes, formatDate } from '../format.js';
+import { formatBytes, formatDate, webUrl } from '../format.js';
 import { navigate, onLinkClick } from '../router.js';
 import type { FileRecord } from '../types.js';
 import { Status, useLoad } from '../ui.js';
@@ -92,7 +92,7 @@ export function FilePage({ filename }: { filename: string }) {
             <dt>Folder</dt>
             <dd>{folder?.name ?? 'Root library'}</dd>
           </dl>
-          <a href={file.url} target="_blank" rel="noopener" class="open-file">
+          <a href={webUrl(file.url)?.href} target="_blank" rel="noopener" class="open-file">
             Open the file
           </a>
         </div>

@@ -6,7 +6,7 @@ import { Thumbnail } from './thumbnail.js';
 
 // The files as a grid of tiles or as a table: the same selection checkbox, link, facts and buttons.
 
-export interface FileViewProps {
+interface FileViewProps {
   files: FileRecord[];
   selected: Set<string>;
   onToggle: (filename: string, on: boolean) => void;

@@ -1,4 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { plural } from '../format.js';
 import { navigate, useLocation } from '../router.js';
 import type { FileRecord } from '../types.js';
 import { Dialog, Status } from '../ui.js';
@@ -179,7 +180,7 @@ export function FilesPage() {
         />
         <Status error={list.error ?? status.error} message={status.message} />
         <p class="file-count muted" aria-live="polite" aria-busy={list.loading}>
-          {list.loading && list.page === 0 ? 'Loading files…' : `${list.total} ${list.total === 1 ? 'file' : 'files'}${view.search ? ` matching “${view.search}”` : ''}, ${list.files.length} shown`}
+          {list.loading && list.page === 0 ? 'Loading files…' : `${plural(list.total, 'file')}${view.search ? ` matching “${view.search}”` : ''}, ${list.files.length} shown`}
         </p>
 
         {layout === 'grid' ? <FileGrid {...viewProps} /> : <FileTable {...viewProps} />}

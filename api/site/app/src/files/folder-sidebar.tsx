@@ -2,15 +2,14 @@ import { useState } from 'preact/hooks';
 import { FolderSettings } from '../folders/folder-settings.js';
 import { onLinkClick } from '../router.js';
 import type { Folder } from '../types.js';
-import { ConfirmDialog, Status } from '../ui.js';
+import { ConfirmDialog, Status, useAction } from '../ui.js';
 import { createFolder, deleteFolder } from './file-api.js';
 import { type FilesView, hrefOf } from './files-view.js';
 
 /** The folders to narrow the files to, with New folder, each folder's Settings and Delete. */
 export function FolderSidebar({ view, folders, onChanged }: { view: FilesView; folders: Folder[]; onChanged: (deleted?: string) => void }) {
   const [name, setName] = useState('');
-  const [error, setError] = useState<string | undefined>();
-  const [message, setMessage] = useState<string | undefined>();
+  const action = useAction<'create'>();
   const [settingsFor, setSettingsFor] = useState<Folder | undefined>();
   const [deleting, setDeleting] = useState<Folder | undefined>();
 
@@ -20,22 +19,19 @@ export function FolderSidebar({ view, folders, onChanged }: { view: FilesView; f
     </a>
   );
 
-  const create = async (event: Event) => {
+  const create = (event: Event) => {
     event.preventDefault();
-    setError(undefined);
-    try {
+    return action.run('create', async () => {
       const folder = await createFolder(name.trim());
       setName('');
-      setMessage(`Folder ${folder.name} created.`);
       onChanged();
-    } catch (err) {
-      setError((err as Error).message);
-    }
+      return `Folder ${folder.name} created.`;
+    });
   };
 
   const remove = async (folder: Folder) => {
     await deleteFolder(folder.id);
-    setMessage(`Folder ${folder.name} deleted; its files are in the root library.`);
+    action.setMessage(`Folder ${folder.name} deleted; its files are in the root library.`);
     onChanged(folder.id);
   };
 
@@ -63,10 +59,12 @@ export function FolderSidebar({ view, folders, onChanged }: { view: FilesView; f
         <label for="new-folder">New folder</label>
         <span class="row">
           <input id="new-folder" value={name} maxLength={40} required onInput={(event) => setName(event.currentTarget.value)} />
-          <button type="submit">Create</button>
+          <button type="submit" disabled={action.busy !== undefined}>
+            Create
+          </button>
         </span>
       </form>
-      <Status error={error} message={message} />
+      <Status error={action.error} message={action.message} />
       {settingsFor && (
         <FolderSettings
           folder={settingsFor}

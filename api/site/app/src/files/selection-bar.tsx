@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { plural } from '../format.js';
 import type { FileRecord, Folder } from '../types.js';
-import { ConfirmDialog } from '../ui.js';
+import { ConfirmDialog, FolderOptions } from '../ui.js';
 import { deleteFiles, moveFiles } from './file-api.js';
 
 export interface SelectionResult {
@@ -39,7 +40,7 @@ export function SelectionBar({ files, selected, setSelected, folders, onDone }: 
       const { moved, errors } = await moveFiles([...selected], target);
       const where = folders.find((f) => f.id === target)?.name ?? 'the root library';
       onDone({
-        message: `Moved ${moved.length} ${moved.length === 1 ? 'file' : 'files'} to ${where}.${errors.length ? ` Not moved: ${list(errors)}.` : ''}`,
+        message: `Moved ${plural(moved.length, 'file')} to ${where}.${errors.length ? ` Not moved: ${list(errors)}.` : ''}`,
         error: errors.length > 0,
         moved: { filenames: moved, folderId: target === 'root' ? null : target },
       });
@@ -58,7 +59,7 @@ export function SelectionBar({ files, selected, setSelected, folders, onDone }: 
     setBusy(false);
     setSelected(new Set(failed.map((f) => f.filename)));
     onDone({
-      message: `Deleted ${deleted.length} ${deleted.length === 1 ? 'file' : 'files'}.${failed.length ? ` Not deleted: ${list(failed)}.` : ''}`,
+      message: `Deleted ${plural(deleted.length, 'file')}.${failed.length ? ` Not deleted: ${list(failed)}.` : ''}`,
       error: failed.length > 0,
       deleted,
     });
@@ -81,11 +82,7 @@ export function SelectionBar({ files, selected, setSelected, folders, onDone }: 
       </label>
       <select id="move-target" value={target} disabled={count === 0 || busy} onChange={(event) => setTarget(event.currentTarget.value)}>
         <option value="root">Root library</option>
-        {folders.map((folder) => (
-          <option key={folder.id} value={folder.id}>
-            {folder.name}
-          </option>
-        ))}
+        <FolderOptions folders={folders} />
       </select>
       <button type="button" disabled={count === 0 || busy} onClick={move}>
         Move
@@ -99,7 +96,7 @@ export function SelectionBar({ files, selected, setSelected, folders, onDone }: 
         </button>
       )}
       {confirming && (
-        <ConfirmDialog title={`Delete ${count} ${count === 1 ? 'file' : 'files'}?`} confirmLabel="Delete" danger onConfirm={remove} onClose={() => setConfirming(false)}>
+        <ConfirmDialog title={`Delete ${plural(count, 'file')}?`} confirmLabel="Delete" danger onConfirm={remove} onClose={() => setConfirming(false)}>
           <p>The selected files and their links go for good. This cannot be undone.</p>
         </ConfirmDialog>
       )}

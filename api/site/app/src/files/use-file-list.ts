@@ -2,7 +2,7 @@ import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { FileRecord, Folder, Profile } from '../types.js';
 import { type ListQuery, listFiles } from './file-api.js';
 
-export const PAGE_SIZE = 24;
+const PAGE_SIZE = 24;
 
 interface ListState {
   files: FileRecord[];
@@ -22,7 +22,7 @@ const EMPTY: ListState = { files: [], folders: [], user: undefined, total: 0, pa
  * The files of a query, a page at a time: page 1 whenever the query changes, the next one on
  * `loadMore()`. Local changes (an upload, a rename, a delete) patch the list without reloading it.
  */
-export function useFileList(query: ListQuery, pageSize = PAGE_SIZE) {
+export function useFileList(query: ListQuery) {
   const [state, setState] = useState<ListState>(EMPTY);
   const [version, setVersion] = useState(0);
   // The call in flight: one at a time, and a new query aborts the old one's.
@@ -38,7 +38,7 @@ export function useFileList(query: ListQuery, pageSize = PAGE_SIZE) {
       inFlight.current = controller;
       setState((s) => ({ ...s, loading: true, error: undefined }));
       try {
-        const data = await listFiles({ ...query, page, limit: pageSize }, controller.signal);
+        const data = await listFiles({ ...query, page, limit: PAGE_SIZE }, controller.signal);
         if (controller.signal.aborted) return;
         setState((s) => {
           const before = page === 1 ? [] : s.files;
@@ -62,7 +62,7 @@ export function useFileList(query: ListQuery, pageSize = PAGE_SIZE) {
       }
     },
     // eslint-disable-next-line react-hooks/exhaustive-deps
-    [key, pageSize],
+    [key],
   );
 
   // The old list stays on screen until the new one arrives.

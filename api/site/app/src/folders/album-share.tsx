@@ -1,14 +1,13 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api.js';
+import { webUrl } from '../format.js';
 import type { Folder } from '../types.js';
-import { CopyButton, InlineConfirm, Status } from '../ui.js';
+import { CopyButton, InlineConfirm, Status, useAction } from '../ui.js';
 
 /** Shares the folder as a public album (its public files, newest first, and a zip), or stops sharing. */
 export function AlbumShare({ folder, onChanged }: { folder: Folder; onChanged: (folder: Folder) => void }) {
-  const [busy, setBusy] = useState(false);
+  const action = useAction<'share' | 'stop'>();
   const [confirmStop, setConfirmStop] = useState(false);
-  const [error, setError] = useState<string | undefined>(undefined);
-  const [message, setMessage] = useState<string | undefined>(undefined);
   const path = `/user/folders/${encodeURIComponent(folder.id)}/share`;
   // The button pressed goes away with the change: keep the keyboard on what replaced it.
   const moved = useRef(false);
@@ -20,32 +19,20 @@ export function AlbumShare({ folder, onChanged }: { folder: Folder; onChanged: (
     (folder.shared ? linkField.current : shareButton.current)?.focus();
   }, [folder.shared]);
 
-  const run = async (work: () => Promise<void>) => {
-    setBusy(true);
-    setError(undefined);
-    setMessage(undefined);
-    try {
-      await work();
-    } catch (err) {
-      setError((err as Error).message);
-    } finally {
-      setBusy(false);
-    }
-  };
   const share = () =>
-    run(async () => {
+    action.run('share', async () => {
       const { data } = await api<{ data: { url: string } }>(path, { method: 'POST' });
       moved.current = true;
       onChanged({ ...folder, shared: true, shareUrl: data.url });
-      setMessage('The folder is shared: anyone with the link sees its public files.');
+      return 'The folder is shared: anyone with the link sees its public files.';
     });
   const stop = () =>
-    run(async () => {
+    action.run('stop', async () => {
       await api(path, { method: 'DELETE' });
       setConfirmStop(false);
       moved.current = true;
       onChanged({ ...folder, shared: false, shareUrl: null });
-      setMessage('No longer shared: the album link stopped working.');
+      return 'No longer shared: the album link stopped working.';
     });
 
   return (
@@ -60,7 +47,7 @@ export function AlbumShare({ folder, onChanged }: { folder: Folder; onChanged: (
             </label>
             <input id="album-link" ref={linkField} class="wide" readOnly value={folder.shareUrl} onFocus={(e) => e.currentTarget.select()} />
             <CopyButton text={folder.shareUrl} what="album link" />
-            <a href={folder.shareUrl} target="_blank" rel="noopener">
+            <a href={webUrl(folder.shareUrl)?.href} target="_blank" rel="noopener">
               Open album
             </a>
           </div>
@@ -69,7 +56,7 @@ export function AlbumShare({ folder, onChanged }: { folder: Folder; onChanged: (
               question="Stop sharing? The link stops working at once; sharing again makes a new one."
               confirmLabel="Stop sharing"
               keepLabel="Keep sharing"
-              busy={busy}
+              busy={action.busy !== undefined}
               onConfirm={() => void stop()}
               onKeep={() => setConfirmStop(false)}
             />
@@ -82,12 +69,12 @@ export function AlbumShare({ folder, onChanged }: { folder: Folder; onChanged: (
       ) : (
         <>
           <p>Share this folder as an album: a public page with its public files, without your account.</p>
-          <button ref={shareButton} type="button" class="primary" disabled={busy} onClick={() => void share()}>
-            {busy ? 'Sharing…' : 'Share as album'}
+          <button ref={shareButton} type="button" class="primary" disabled={action.busy !== undefined} onClick={() => void share()}>
+            {action.busy === 'share' ? 'Sharing…' : 'Share as album'}
           </button>
         </>
       )}
-      <Status error={error} message={message} />
+      <Status error={action.error} message={action.message} />
     </section>
   );
 }

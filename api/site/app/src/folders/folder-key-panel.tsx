@@ -3,7 +3,7 @@ import { api } from '../api.js';
 import { formatDate } from '../format.js';
 import { UploaderConfigLinks } from '../settings/uploader-configs.js';
 import type { Folder, FolderKey } from '../types.js';
-import { CopyButton, InlineConfirm, Status } from '../ui.js';
+import { CopyButton, InlineConfirm, Status, useAction } from '../ui.js';
 
 /**
  * The folder's key (Pro): uploads with it land in this folder and it opens nothing else. A new key
@@ -13,9 +13,7 @@ import { CopyButton, InlineConfirm, Status } from '../ui.js';
 export function FolderKeyPanel({ folder, folderKey, onChanged }: { folder: Folder; folderKey: FolderKey | null | string; onChanged: (key: FolderKey | null) => void }) {
   const [issued, setIssued] = useState<string | undefined>(undefined);
   const [confirming, setConfirming] = useState<'replace' | 'revoke' | undefined>(undefined);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | undefined>(undefined);
-  const [message, setMessage] = useState<string | undefined>(undefined);
+  const action = useAction<'issue' | 'revoke'>();
   const shown = useRef<HTMLElement>(null);
   const issueButton = useRef<HTMLButtonElement>(null);
   const path = `/user/folders/${encodeURIComponent(folder.id)}/key`;
@@ -37,33 +35,22 @@ export function FolderKeyPanel({ folder, folderKey, onChanged }: { folder: Folde
     );
   }
 
-  const run = async (work: () => Promise<void>) => {
-    setBusy(true);
-    setError(undefined);
-    setMessage(undefined);
-    try {
-      await work();
-      setConfirming(undefined);
-    } catch (err) {
-      setError((err as Error).message);
-    } finally {
-      setBusy(false);
-    }
-  };
   const issue = () =>
-    run(async () => {
+    action.run('issue', async () => {
       const { data } = await api<{ data: FolderKey & { apiKey: string } }>(path, { method: 'POST' });
       setIssued(data.apiKey);
       onChanged(data);
-      setMessage(folderKey ? 'New key issued: the previous one no longer works.' : 'Folder key issued.');
+      setConfirming(undefined);
+      return folderKey ? 'New key issued: the previous one no longer works.' : 'Folder key issued.';
     });
   const revoke = () =>
-    run(async () => {
+    action.run('revoke', async () => {
       await api(path, { method: 'DELETE' });
       setIssued(undefined);
       onChanged(null);
-      setMessage('Folder key revoked: it no longer works.');
+      setConfirming(undefined);
       requestAnimationFrame(() => issueButton.current?.focus());
+      return 'Folder key revoked: it no longer works.';
     });
 
   return (
@@ -72,8 +59,8 @@ export function FolderKeyPanel({ folder, folderKey, onChanged }: { folder: Folde
       {!folderKey && (
         <>
           <p>This folder has no key. A folder key uploads straight into this folder and opens nothing else.</p>
-          <button ref={issueButton} type="button" class="primary" disabled={busy} onClick={() => void issue()}>
-            {busy ? 'Issuing…' : 'Issue a folder key'}
+          <button ref={issueButton} type="button" class="primary" disabled={action.busy !== undefined} onClick={() => void issue()}>
+            {action.busy === 'issue' ? 'Issuing…' : 'Issue a folder key'}
           </button>
         </>
       )}
@@ -102,7 +89,7 @@ export function FolderKeyPanel({ folder, folderKey, onChanged }: { folder: Folde
               question="Issue a new key? The current one stops working at once."
               confirmLabel="Issue new key"
               keepLabel="Keep the key"
-              busy={busy}
+              busy={action.busy !== undefined}
               onConfirm={() => void issue()}
               onKeep={() => setConfirming(undefined)}
             />
@@ -112,7 +99,7 @@ export function FolderKeyPanel({ folder, folderKey, onChanged }: { folder: Folde
               question="Revoke the key? Uploads with it stop at once."
               confirmLabel="Revoke key"
               keepLabel="Keep the key"
-              busy={busy}
+              busy={action.busy !== undefined}
               onConfirm={() => void revoke()}
               onKeep={() => setConfirming(undefined)}
             />
@@ -129,7 +116,7 @@ export function FolderKeyPanel({ folder, folderKey, onChanged }: { folder: Folde
           )}
         </>
       )}
-      <Status error={error} message={message} />
+      <Status error={action.error} message={action.message} />
     </section>
   );
 }

@@ -1,7 +1,6 @@
-import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from '../api.js';
 import type { DashboardData, Folder, FolderKey } from '../types.js';
-import { Dialog, Status } from '../ui.js';
+import { Dialog, Status, useAction, useLoad } from '../ui.js';
 import { AlbumShare } from './album-share.js';
 import { FolderKeyPanel } from './folder-key-panel.js';
 
@@ -34,35 +33,20 @@ async function loadState(folder: Folder, signal: AbortSignal): Promise<FolderSta
  * it as an album, and its folder key (Pro) with uploader configs for it.
  */
 export function FolderSettings({ folder, onClose, onChanged }: { folder: Folder; onClose: () => void; onChanged: () => void }) {
-  const [state, setState] = useState<FolderState | undefined>(undefined);
-  const [error, setError] = useState<string | undefined>(undefined);
-  const [message, setMessage] = useState<string | undefined>(undefined);
-  const [busy, setBusy] = useState(false);
-
-  useEffect(() => {
-    const controller = new AbortController();
-    loadState(folder, controller.signal).then(setState, (err: Error) => err.name !== 'AbortError' && setError(err.message));
-    return () => controller.abort();
-  }, [folder.id]);
+  const { data: state, error, setData: setState } = useLoad((signal) => loadState(folder, signal), [folder.id]);
+  const action = useAction<'default'>();
 
   const isDefault = state?.defaultFolderId === folder.id;
-  const setDefault = async (makeDefault: boolean) => {
-    setBusy(true);
-    setError(undefined);
-    try {
+  const setDefault = (makeDefault: boolean) =>
+    action.run('default', async () => {
       const { defaultUploadFolderId } = await api<{ defaultUploadFolderId: string | null }>('/user/default-folder', {
         method: 'POST',
         body: { folderId: makeDefault ? folder.id : null },
       });
       setState((s) => s && { ...s, defaultFolderId: defaultUploadFolderId });
-      setMessage(makeDefault ? `Uploads with your API key now go to ${folder.name}.` : 'Uploads with your API key now go to the root library.');
       onChanged();
-    } catch (err) {
-      setError((err as Error).message);
-    } finally {
-      setBusy(false);
-    }
-  };
+      return makeDefault ? `Uploads with your API key now go to ${folder.name}.` : 'Uploads with your API key now go to the root library.';
+    });
 
   const changed = (patch: Partial<FolderState>) => {
     setState((s) => s && { ...s, ...patch });
@@ -81,16 +65,16 @@ export function FolderSettings({ folder, onClose, onChanged }: { folder: Folder;
                 ? 'This is your default upload folder: uploads with your API key land here.'
                 : 'Uploads with your API key land in another place. Make this folder the default to file them here.'}
             </p>
-            <button type="button" class={isDefault ? undefined : 'primary'} disabled={busy} onClick={() => void setDefault(!isDefault)}>
+            <button type="button" class={isDefault ? undefined : 'primary'} disabled={action.busy !== undefined} onClick={() => void setDefault(!isDefault)}>
               {isDefault ? 'Stop using as default' : 'Make default upload folder'}
             </button>
-            <Status message={message} />
+            <Status message={action.message} />
           </section>
           <AlbumShare folder={state.folder} onChanged={(next) => changed({ folder: next })} />
           <FolderKeyPanel folder={state.folder} folderKey={state.key} onChanged={(key) => changed({ key })} />
         </div>
       )}
-      <Status error={error} />
+      <Status error={error ?? action.error} />
     </Dialog>
   );
 }

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api.js';
-import { formatDate } from '../format.js';
+import { formatDate, webUrl } from '../format.js';
 import { onLinkClick } from '../router.js';
 import type { AppNotification } from '../types.js';
 import { Status } from '../ui.js';
@@ -19,14 +19,8 @@ function withNewest(list: AppNotification[], newer: AppNotification[]): AppNotif
 /** A notification's link, if it is a web address (never `javascript:` or the like). */
 function linkOf(notification: AppNotification): { href: string; text: string; inApp: boolean } | undefined {
   const { link, linkText } = notification.data;
-  if (typeof link !== 'string' || !link) return undefined;
-  let url: URL;
-  try {
-    url = new URL(link, location.origin);
-  } catch {
-    return undefined;
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+  const url = webUrl(link);
+  if (!url) return undefined;
   const inApp = url.origin === location.origin && url.pathname.startsWith('/dashboard');
   return { href: inApp ? url.pathname + url.search : url.href, text: typeof linkText === 'string' && linkText ? linkText : 'Open', inApp };
 }

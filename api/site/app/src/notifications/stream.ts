@@ -3,7 +3,7 @@ import type { AppNotification } from '../types.js';
 // The account's notification stream (server-sent events, the session cookie), shared by every part
 // of the page that wants it: one EventSource while anyone listens, closed when the last one leaves.
 
-export interface StreamListener {
+interface StreamListener {
   /** a new notification (also one missed while disconnected, replayed on reconnect) */
   notification?(notification: AppNotification): void;
   /** the account's unread count, sent on connect and after every change */

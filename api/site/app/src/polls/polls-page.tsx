@@ -1,8 +1,8 @@
 import { useRef, useState } from 'preact/hooks';
 import { api } from '../api.js';
-import { formatDate } from '../format.js';
+import { formatDate, plural } from '../format.js';
 import type { Poll } from '../types.js';
-import { Status, useLoad } from '../ui.js';
+import { Status, useAction, useLoad } from '../ui.js';
 
 /** Feedback polls: vote once in each open one; the results show once you have voted or it closed. */
 export function PollsPage() {
@@ -22,29 +22,21 @@ export function PollsPage() {
 
 function PollCard({ poll, onVoted }: { poll: Poll; onVoted: (poll: Poll) => void }) {
   const [choice, setChoice] = useState<string | undefined>(undefined);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | undefined>(undefined);
-  const [message, setMessage] = useState<string | undefined>(undefined);
+  const action = useAction<'vote'>();
   const results = useRef<HTMLHeadingElement>(null);
   const headingId = `poll-${poll.id}`;
   const open = poll.status === 'active';
 
   const vote = async (event: Event) => {
     event.preventDefault();
-    if (!choice) return setError('Choose an answer first.');
-    setBusy(true);
-    setError(undefined);
-    try {
+    if (!choice) return action.setError('Choose an answer first.');
+    await action.run('vote', async () => {
       const { poll: updated } = await api<{ poll: Poll }>('/user/polls/vote', { method: 'POST', body: { pollId: poll.id, optionId: choice } });
       onVoted(updated);
-      setMessage('Thank you: your vote is counted.');
       // The form goes away: keep the keyboard where the results are.
       requestAnimationFrame(() => results.current?.focus());
-    } catch (err) {
-      setError((err as Error).message);
-    } finally {
-      setBusy(false);
-    }
+      return 'Thank you: your vote is counted.';
+    });
   };
 
   return (
@@ -52,7 +44,7 @@ function PollCard({ poll, onVoted }: { poll: Poll; onVoted: (poll: Poll) => void
       <h2 id={headingId}>{poll.question}</h2>
       {poll.description && <p>{poll.description}</p>}
       <p class="muted">
-        {open ? 'Open' : `Closed${poll.closedAt ? ` ${formatDate(poll.closedAt)}` : ''}`} · {votesText(poll.totalVotes)}
+        {open ? 'Open' : `Closed${poll.closedAt ? ` ${formatDate(poll.closedAt)}` : ''}`} · {plural(poll.totalVotes, 'vote')}
       </p>
       {open && !poll.userVote ? (
         <form onSubmit={(e) => void vote(e)}>
@@ -65,20 +57,16 @@ function PollCard({ poll, onVoted }: { poll: Poll; onVoted: (poll: Poll) => void
               </label>
             ))}
           </fieldset>
-          <button type="submit" class="primary" disabled={busy}>
-            {busy ? 'Voting…' : 'Vote'}
+          <button type="submit" class="primary" disabled={action.busy !== undefined}>
+            {action.busy ? 'Voting…' : 'Vote'}
           </button>
         </form>
       ) : (
         <PollResults poll={poll} headingRef={results} />
       )}
-      <Status error={error} message={message} />
+      <Status error={action.error} message={action.message} />
     </section>
   );
-}
-
-function votesText(n: number): string {
-  return `${n} ${n === 1 ? 'vote' : 'votes'}`;
 }
 
 /** Each answer's votes as a bar, with the count and percentage in words too. */
@@ -101,7 +89,7 @@ function PollResults({ poll, headingRef }: { poll: Poll; headingRef: { current: 
                   {mine && <strong class="poll-mine"> (your vote)</strong>}
                 </span>
                 <span>
-                  {votesText(option.voteCount)} · {percent}%
+                  {plural(option.voteCount, 'vote')} · {percent}%
                 </span>
               </div>
               <div class="bar" aria-hidden="true">

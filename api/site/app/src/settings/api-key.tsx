@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
+import { plural } from '../format.js';
 import type { Profile } from '../types.js';
-import { ConfirmDialog, CopyButton, Status } from '../ui.js';
+import { ConfirmDialog, CopyButton, Status, useAction } from '../ui.js';
 import { UploaderConfigLinks } from './uploader-configs.js';
 
 /** The key as the API gives it: read only when asked for, kept in this component's memory only. */
@@ -17,29 +18,19 @@ async function readApiKey(): Promise<string> {
  */
 export function ApiKey() {
   const [key, setKey] = useState<string | undefined>(undefined);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | undefined>(undefined);
-  const [message, setMessage] = useState<string | undefined>(undefined);
+  const action = useAction<'reveal'>();
   const [confirming, setConfirming] = useState(false);
 
   const reveal = async () => {
     if (key) return setKey(undefined);
-    setBusy(true);
-    setError(undefined);
-    try {
-      setKey(await readApiKey());
-    } catch (err) {
-      setError((err as Error).message);
-    } finally {
-      setBusy(false);
-    }
+    await action.run('reveal', async () => setKey(await readApiKey()));
   };
 
   const regenerate = async () => {
     const { data } = await api<{ data: { apiKey: string; regenerationInfo: { remainingThisMonth: number } } }>('/user/regenerate-api-key', { method: 'POST' });
     setKey(data.apiKey);
-    const left = data.regenerationInfo.remainingThisMonth;
-    setMessage(`New key made: the old one no longer works. Update your apps and uploader configs. ${left} more ${left === 1 ? 'regeneration' : 'regenerations'} this month.`);
+    const left = plural(data.regenerationInfo.remainingThisMonth, 'more regeneration');
+    action.setMessage(`New key made: the old one no longer works. Update your apps and uploader configs. ${left} this month.`);
   };
 
   return (
@@ -54,7 +45,7 @@ export function ApiKey() {
             </>
           )}
         </code>
-        <button type="button" aria-pressed={key !== undefined} disabled={busy} onClick={() => void reveal()}>
+        <button type="button" aria-pressed={key !== undefined} disabled={action.busy !== undefined} onClick={() => void reveal()}>
           {key ? 'Hide' : 'Reveal'}
         </button>
         <CopyButton text={key ?? readApiKey} what="API key" />
@@ -62,7 +53,7 @@ export function ApiKey() {
           Regenerate
         </button>
       </div>
-      <Status error={error} message={message} />
+      <Status error={action.error} message={action.message} />
       <h3>Uploader configs</h3>
       <p class="muted">Ready-made settings with this key filled in, to download and open in the app:</p>
       <UploaderConfigLinks />

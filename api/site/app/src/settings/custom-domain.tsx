@@ -3,7 +3,7 @@ import { api, ApiError } from '../api.js';
 import { formatDate } from '../format.js';
 import { listenToNotifications } from '../notifications/stream.js';
 import type { CustomDomainConfig } from '../types.js';
-import { ConfirmDialog, Status } from '../ui.js';
+import { ConfirmDialog, Status, useAction } from '../ui.js';
 import { DnsRecords } from './dns-records.js';
 
 // While a domain waits for its records, its state is read again this often (the API's own checks
@@ -20,9 +20,7 @@ const STATUS_WORDS: Record<string, string> = {
 export function CustomDomain({ onChanged }: { onChanged: () => void }) {
   const [config, setConfig] = useState<CustomDomainConfig | undefined>(undefined);
   const [refused, setRefused] = useState<string | undefined>(undefined);
-  const [error, setError] = useState<string | undefined>(undefined);
-  const [message, setMessage] = useState<string | undefined>(undefined);
-  const [busy, setBusy] = useState<'add' | 'verify' | undefined>(undefined);
+  const { busy, error, message, setError, setMessage, run } = useAction<'add' | 'verify'>();
   const [removing, setRemoving] = useState(false);
   const [domain, setDomain] = useState('');
   const status = config?.customDomainStatus;
@@ -30,7 +28,7 @@ export function CustomDomain({ onChanged }: { onChanged: () => void }) {
 
   const read = async (signal?: AbortSignal) => {
     try {
-      const { data } = await api<{ data: CustomDomainConfig }>('/user/custom-domain', signal ? { signal } : {});
+      const { data } = await api<{ data: CustomDomainConfig }>('/user/custom-domain', { signal });
       setConfig(data);
     } catch (err) {
       if ((err as Error).name === 'AbortError') return;
@@ -62,38 +60,23 @@ export function CustomDomain({ onChanged }: { onChanged: () => void }) {
     lastStatus.current = status;
   }, [status]);
 
-  const add = async (event: Event) => {
+  const add = (event: Event) => {
     event.preventDefault();
-    setBusy('add');
-    setError(undefined);
-    setMessage(undefined);
-    try {
+    return run('add', async () => {
       const { data } = await api<{ data: CustomDomainConfig }>('/user/custom-domain', { method: 'POST', body: { domain: domain.trim() } });
       setConfig(data);
-      setMessage(`${data.customDomain} added. Publish the three records below at your DNS provider.`);
-    } catch (err) {
-      setError((err as Error).message);
-    } finally {
-      setBusy(undefined);
-    }
+      return `${data.customDomain} added. Publish the three records below at your DNS provider.`;
+    });
   };
 
-  const verify = async () => {
-    setBusy('verify');
-    setError(undefined);
-    setMessage(undefined);
-    try {
+  const verify = () =>
+    run('verify', async () => {
       const { data } = await api<{ data: CustomDomainConfig }>('/user/custom-domain/verify', { method: 'POST' });
       // verify answers the checks; the rest (records seen, next check) comes with a read.
       setConfig((current) => ({ ...current, ...data }));
       await read();
-      setMessage(data.customDomainStatus === 'active' ? 'All records hold: the domain is active.' : 'Checked: see each record below.');
-    } catch (err) {
-      setError((err as Error).message);
-    } finally {
-      setBusy(undefined);
-    }
-  };
+      return data.customDomainStatus === 'active' ? 'All records hold: the domain is active.' : 'Checked: see each record below.';
+    });
 
   const remove = async () => {
     await api('/user/custom-domain', { method: 'DELETE' });

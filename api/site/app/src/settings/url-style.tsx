@@ -1,32 +1,23 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import type { UrlFormatSettings } from '../types.js';
-import { Status } from '../ui.js';
+import { Status, useAction } from '../ui.js';
 
 type Format = UrlFormatSettings['format'];
 
 /** The URL style of new uploads: personal subdomain, short URL, or the verified custom domain. */
 export function UrlStyle({ settings, onSaved }: { settings: UrlFormatSettings; onSaved: (format: Format) => void }) {
   const [choice, setChoice] = useState<Format>(settings.format);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | undefined>(undefined);
-  const [message, setMessage] = useState<string | undefined>(undefined);
+  const action = useAction<'save'>();
   useEffect(() => setChoice(settings.format), [settings.format]);
 
   const save = async (event: Event) => {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    setMessage(undefined);
-    try {
+    await action.run('save', async () => {
       const { data } = await api<{ data: { format: Format; message: string } }>('/user/subdomain', { method: 'POST', body: { format: choice } });
-      setMessage(`${data.message}.`);
       onSaved(data.format);
-    } catch (err) {
-      setError((err as Error).message);
-    } finally {
-      setBusy(false);
-    }
+      return `${data.message}.`;
+    });
   };
 
   const options: { value: Format; label: string; example: string; disabled?: boolean; note?: string }[] = [
@@ -58,10 +49,10 @@ export function UrlStyle({ settings, onSaved }: { settings: UrlFormatSettings; o
           ))}
         </fieldset>
         <p class="muted">Links you already have keep working as they are.</p>
-        <button type="submit" class="primary" disabled={busy || choice === settings.format}>
-          {busy ? 'Saving…' : 'Save link style'}
+        <button type="submit" class="primary" disabled={action.busy !== undefined || choice === settings.format}>
+          {action.busy ? 'Saving…' : 'Save link style'}
         </button>
-        <Status error={error} message={message} />
+        <Status error={action.error} message={action.message} />
       </form>
     </section>
   );

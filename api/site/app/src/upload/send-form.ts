@@ -1,6 +1,7 @@
+import { bodyOf } from '../api.js';
 import type { UploadResult } from '../types.js';
 import type { Transfer, TransferOptions } from './transfer.js';
-import { bodyOf, CancelledError, uploadError } from './upload-errors.js';
+import { CancelledError, uploadError } from './upload-errors.js';
 
 /** `POST /api/upload?format=json` in one request, with XMLHttpRequest for its upload progress. */
 export function sendForm(file: File, { expiry, onProgress }: TransferOptions): Transfer {

@@ -1,7 +1,7 @@
-import { api, ApiError } from '../api.js';
+import { api, ApiError, bodyOf } from '../api.js';
 import type { UploadResult } from '../types.js';
 import type { Transfer, TransferOptions } from './transfer.js';
-import { bodyOf, CancelledError, uploadError } from './upload-errors.js';
+import { CancelledError, uploadError } from './upload-errors.js';
 
 /** Files from this size on go resumably, in chunks of the same size. */
 export const RESUMABLE_FROM_BYTES = 8 * 1024 * 1024;

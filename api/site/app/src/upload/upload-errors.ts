@@ -40,13 +40,3 @@ export function uploadError(status: number, body: Record<string, unknown>): Uplo
 export function tooLarge(size: number, maxBytes: number): UploadError {
   return new UploadError(`Too large: this file is ${formatBytes(size)} and your plan takes files up to ${formatBytes(maxBytes)}.`, false);
 }
-
-/** The body of an answer as JSON, or {} when it is not. */
-export function bodyOf(text: string): Record<string, unknown> {
-  try {
-    const parsed: unknown = JSON.parse(text);
-    return parsed && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
-}

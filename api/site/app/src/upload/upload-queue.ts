@@ -4,7 +4,7 @@ import { RESUMABLE_FROM_BYTES, sendTus } from './send-tus.js';
 import type { Transfer } from './transfer.js';
 import { CancelledError, tooLarge, UploadError } from './upload-errors.js';
 
-export type ItemState = 'queued' | 'uploading' | 'paused' | 'done' | 'failed' | 'cancelled';
+type ItemState = 'queued' | 'uploading' | 'paused' | 'done' | 'failed' | 'cancelled';
 
 /** One file of the queue as the page shows it (replaced, never changed, on every step). */
 export interface UploadItem {
@@ -23,7 +23,7 @@ export interface UploadItem {
   note?: string | undefined;
 }
 
-export interface QueueHooks {
+interface QueueHooks {
   /** the plan's largest file, when known: bigger ones are refused before sending */
   maxBytes(): number | undefined;
   /** after each upload (e.g. filing it into a folder); answers a remark to show, if any */

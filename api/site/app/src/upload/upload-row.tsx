@@ -1,5 +1,5 @@
 import { CopyLinks } from '../files/copy-links.js';
-import { formatBytes } from '../format.js';
+import { formatBytes, webUrl } from '../format.js';
 import { CopyButton } from '../ui.js';
 import type { UploadItem, UploadQueue } from './upload-queue.js';
 
@@ -63,7 +63,7 @@ export function UploadRow({ item, queue, latest }: { item: UploadItem; queue: Up
       )}
       {item.result && (
         <div class="upload-result">
-          <a href={item.result.url} id={latest ? 'result-url' : undefined} class="result-url" target="_blank" rel="noopener">
+          <a href={webUrl(item.result.url)?.href} id={latest ? 'result-url' : undefined} class="result-url" target="_blank" rel="noopener">
             {item.result.url}
           </a>
           <CopyButton text={item.result.url} what={`link to ${name}`} />
