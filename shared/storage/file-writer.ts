@@ -37,6 +37,8 @@ export class FileWriter extends Writable {
     private readonly path: string,
     private readonly ahead: number,
     private readonly maxBytes = Number.POSITIVE_INFINITY,
+    /** 'wx' creates a new file; 'a' continues an existing one (a resumable upload's next part). */
+    private readonly flags: 'wx' | 'a' = 'wx',
   ) {
     // Backpressure comes from `ahead`: the stream's own buffer only holds a chunk held back.
     super({ highWaterMark: 64 * 1024 });
@@ -46,10 +48,10 @@ export class FileWriter extends Writable {
 
   override _construct(callback: (err?: Error | null) => void) {
     // 'wx': a key is written once; an existing file is never overwritten.
-    open(this.path, 'wx', (err, fd) => {
+    open(this.path, this.flags, (err, fd) => {
       if (err) return callback(err);
       this.fd = fd;
-      this.created = true;
+      this.created = this.flags === 'wx';
       callback();
     });
   }

@@ -1,9 +1,13 @@
+import { createReadStream, type ReadStream } from 'node:fs';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { FileStore } from '@tus/file-store';
 import { S3Store } from '@tus/s3-store';
-import { ERRORS, IoRedisKvStore, type Upload } from '@tus/utils';
+import { ERRORS, IoRedisKvStore, isPathInsideDirectory, type Upload } from '@tus/utils';
 import type { Redis } from 'ioredis';
 import type { Config } from '../../config.js';
+import { FileWriter } from '../../storage/file-writer.js';
 
 export type TusStore = FileStore | S3Store;
 
@@ -21,6 +25,41 @@ class RedisKvStore extends IoRedisKvStore<Upload> {
 
   override async list(): Promise<string[]> {
     return (await super.list()).map((key) => key.slice(this.keyPrefix.length));
+  }
+}
+
+// The finished upload is read into storage in steps of this size: at fs's default 64 KiB every
+// step was a thread-pool round trip the copy waited on (the finish of 512 MiB took twice as long).
+const READ_CHUNK = 256 * 1024;
+// How far a PATCH body may run ahead of the disk (as for stored objects).
+const WRITE_AHEAD = 4 * 1024 * 1024;
+
+/**
+ * FileStore writing PATCH bodies behind their input (FileStore's fs.WriteStream held each 64 KiB
+ * socket chunk until it was on disk, so receiving and writing took turns) and reading the finished
+ * file in larger steps: 512 MiB over tus went from 145 to about 200 MB/s on the bench machine.
+ */
+class LocalTusStore extends FileStore {
+  override read(id: string): ReadStream {
+    return createReadStream(this.pathOf(id), { highWaterMark: READ_CHUNK });
+  }
+
+  override async write(body: Readable, id: string, offset: number): Promise<number> {
+    // Appending is writing at the offset: tus accepts a PATCH only at the file's current size.
+    const file = new FileWriter(this.pathOf(id), WRITE_AHEAD, Number.POSITIVE_INFINITY, 'a');
+    try {
+      await pipeline(body, file);
+    } catch {
+      throw ERRORS.FILE_WRITE_ERROR;
+    }
+    return offset + file.bytes;
+  }
+
+  /** As FileStore's own (private) resolve: an id never leads out of the directory. */
+  private pathOf(id: string): string {
+    const filePath = path.join(this.directory, id);
+    if (!isPathInsideDirectory(this.directory, filePath)) throw ERRORS.FILE_NOT_FOUND;
+    return filePath;
   }
 }
 
@@ -66,7 +105,7 @@ export function createTusStore(config: Pick<Config, 'storage' | 'dataDir' | 'red
       },
     });
   }
-  return new FileStore({
+  return new LocalTusStore({
     directory: path.join(config.dataDir, 'tus'),
     configstore: new RedisKvStore(redis, `${config.redisPrefix}:tus:`),
     expirationPeriodInMilliseconds: config.resumableUploadExpiryMs,
