@@ -1,7 +1,9 @@
 import { expect } from 'chai';
+import { eq } from 'drizzle-orm';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import * as tus from 'tus-js-client';
+import { accounts } from '../../shared/db/schema.js';
 import { elfBytes, pngBytes } from '../helpers/media.js';
 import { eventually } from '../helpers/eventually.js';
 import { s3EnvOf, startS3rver, type S3rverHandle } from '../helpers/s3rver.js';
@@ -276,5 +278,49 @@ describe('resumable uploads on the S3 driver (s3rver)', function () {
     await env.container.jobs.add('uploads.expire', {});
     await eventually(async () => (await openMultipartUploads()).length === 0 && (await tusNamesOf(url)).length === 0);
     expect(await fileRowsOf(env, user.id)).to.deep.equal([]);
+  });
+});
+
+describe('resumable uploads against the plan at creation', function () {
+  this.timeout(60_000);
+  let env: TestEnv;
+  before(async () => {
+    env = await createTestEnv({ env: { PLAN_FREE_MAX_FILE_SIZE: '300000', PLAN_FREE_DAILY_LIMIT: '1', PLAN_FREE_STORAGE_LIMIT: '400000' } });
+  });
+  after(() => env.close());
+
+  const create = (key: string, headers: Record<string, string>) =>
+    fetch(`${env.web.url}/api/uploads`, { method: 'POST', headers: { 'Tus-Resumable': '1.0.0', 'x-api-key': key, ...headers } });
+
+  it('refuses past the daily count (429 with retryAfter) and with storage full (403), before any byte is sent', async () => {
+    const user = await env.createAccount();
+    await startUpload(`${env.web.url}/api/uploads`, pngBytes(250_000, 8), { key: user.apiKey }).done;
+    const overCount = await create(user.apiKey, { 'Upload-Length': '1000' });
+    expect(overCount.status).to.equal(429);
+    const body = JSON.parse(await overCount.text());
+    expect(body.success).to.equal(false);
+    expect(body.retryAfter).to.be.a('number').and.above(0);
+    expect(overCount.headers.get('location')).to.equal(null);
+
+    const full = await env.createAccount();
+    await env.container.db.update(accounts).set({ storageUsed: 400_000 }).where(eq(accounts.id, full.id));
+    const overStorage = await create(full.apiKey, { 'Upload-Length': '1000' });
+    expect(overStorage.status).to.equal(403);
+    expect(overStorage.headers.get('location')).to.equal(null);
+  });
+
+  it('caps a deferred length at the plan size while the bytes flow (413), keeping nothing', async () => {
+    const user = await env.createAccount();
+    const created = await create(user.apiKey, { 'Upload-Defer-Length': '1' });
+    expect(created.status).to.equal(201);
+    const location = new URL(created.headers.get('location')!, env.web.url).href;
+    const patch = await fetch(location, {
+      method: 'PATCH',
+      headers: { 'Tus-Resumable': '1.0.0', 'Upload-Offset': '0', 'Content-Type': 'application/offset+octet-stream', 'x-api-key': user.apiKey },
+      body: new Uint8Array(300_001),
+    });
+    expect(patch.status).to.equal(413);
+    expect(await fileRowsOf(env, user.id)).to.deep.equal([]);
+    expect(await storageUsedBy(env, user.id)).to.equal(0);
   });
 });
