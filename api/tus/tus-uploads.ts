@@ -1,10 +1,12 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { Server, type Upload } from '@tus/server';
+import { HEADERS } from '@tus/utils';
 import type { Redis } from 'ioredis';
 import type { Middleware } from 'koa';
 import type { Container } from '../../shared/container.js';
 import { AppError, isAppError } from '../../shared/errors.js';
+import { PLAN_NAMES } from '../../shared/plans.js';
 import { expirySchema } from '../../shared/services/expiry.js';
 import type { UploadResult } from '../../shared/services/upload.service.js';
 import { RedisLocker } from '../../shared/services/uploads/redis-locker.js';
@@ -16,6 +18,11 @@ const RESULT_TTL_SECONDS = 24 * 60 * 60;
 // Where the finished upload's hosted URL travels on the last PATCH (and on HEAD afterwards).
 const HOSTED_URL_HEADER = 'X-Hosted-Url';
 const OWNER_KEY = 'hfsowner';
+// Clients on any origin (tus-js-client, Uppy on someone's site) send their key and read the hosted URL.
+// No credentials: the anonymous website upload rides on a cookie and works from the site's own origin only.
+const CORS = { allowedHeaders: ['X-Api-Key'], exposedHeaders: [HOSTED_URL_HEADER], allowedCredentials: false };
+// What tus answers itself (any origin, as `allowedOrigins` is unset), for the answers of ours around it.
+const CORS_HEADERS = { 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': [...HEADERS, ...CORS.exposedHeaders].join(', ') };
 
 type TusError = { status_code: number; body: string };
 interface Finished {
@@ -35,7 +42,7 @@ function tusError(err: unknown): TusError {
  * web process can continue any upload (state and locks in Redis).
  */
 export function tusUploads(container: Container, subscriber: Redis): { middleware: Middleware<AppState>; close(): Promise<void> } {
-  const { services, config, redis, box } = container;
+  const { services, config, redis, box, plans } = container;
   const caller = new AsyncLocalStorage<IdentifiedUploader>();
   const current = () => {
     const identified = caller.getStore();
@@ -46,6 +53,7 @@ export function tusUploads(container: Container, subscriber: Redis): { middlewar
   const ownerOf = ({ uploader, visitor }: IdentifiedUploader) => box.sign(`tus-owner:${uploader.account?.id ?? `visitor:${visitor}`}`);
   const resultKey = (id: string) => `${config.redisPrefix}:tus-result:${id}`;
   const datastore = container.tusStore;
+  const discoveryMaxBytes = Math.max(plans.anonymousMaxFileSize, ...PLAN_NAMES.map((plan) => plans.of(plan).maxFileSize));
   const locker = new RedisLocker({ redis, subscriber, prefix: `${config.redisPrefix}:tus-lock` });
 
   const server = new Server({
@@ -54,7 +62,10 @@ export function tusUploads(container: Container, subscriber: Redis): { middlewar
     locker,
     respectForwardedHeaders: config.trustProxy,
     namingFunction: () => randomUUID(),
-    maxSize: () => services.uploads.maxBytesFor(current().uploader.account),
+    ...CORS,
+    // OPTIONS (discovery, preflights) comes without a caller: it names the largest size any caller may
+    // send; each caller's own limit is applied when an upload is created (413).
+    maxSize: (req) => (req.method === 'OPTIONS' ? discoveryMaxBytes : services.uploads.maxBytesFor(current().uploader.account)),
     async onUploadCreate(_req, upload) {
       try {
         await services.uploads.assertCanUpload(current().uploader);
@@ -90,6 +101,12 @@ export function tusUploads(container: Container, subscriber: Redis): { middlewar
       await datastore.remove(upload.id).catch((err: unknown) => container.logger.warn({ err, id: upload.id }, 'finished tus upload not removed'));
       return { headers: { [HOSTED_URL_HEADER]: result.url } };
     },
+    onResponseError(_req, err) {
+      if ('status_code' in err) return undefined;
+      // A fault of ours inside tus: logged, and answered without internals.
+      container.logger.error({ err }, 'tus request failed');
+      return { status_code: 500, body: JSON.stringify({ success: false, error: 'Internal server error' }) };
+    },
   });
 
   /** A finished upload (its store copy is gone): HEAD says it is complete, GET …/result gives the JSON. */
@@ -101,6 +118,7 @@ export function tusUploads(container: Container, subscriber: Redis): { middlewar
   const middleware: Middleware<AppState> = async (ctx, next) => {
     if (ctx.path !== TUS_PATH && !ctx.path.startsWith(`${TUS_PATH}/`)) return next();
     ctx.state.route = `${TUS_PATH}/*`;
+    ctx.set(CORS_HEADERS);
     if (ctx.method === 'OPTIONS') {
       ctx.respond = false;
       return server.handle(ctx.req, ctx.res);

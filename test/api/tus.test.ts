@@ -106,6 +106,63 @@ describe('resumable uploads (tus) with tus-js-client', function () {
     expect(Buffer.concat(await stored!.body.toArray()).equals(bytes)).to.equal(true);
   });
 
+  describe('discovery and CORS for clients on other origins', () => {
+    const elsewhere = 'https://uploader.example';
+
+    it('answers OPTIONS with the tus version, extensions and the largest size any plan allows', async () => {
+      const { plans } = env.container;
+      const largest = Math.max(plans.anonymousMaxFileSize, plans.of('free').maxFileSize, plans.of('pro').maxFileSize);
+      for (const url of [endpoint, `${endpoint}/0c6f7f0e-5f0e-4f57-9d1a-2d3f4c5b6a7e`]) {
+        const res = await fetch(url, { method: 'OPTIONS' });
+        expect(res.status, await res.text()).to.equal(204);
+        expect(res.headers.get('tus-version')).to.equal('1.0.0');
+        expect(res.headers.get('tus-extension')!.split(',')).to.include.members(['creation', 'termination', 'expiration']);
+        expect(res.headers.get('tus-max-size')).to.equal(String(largest));
+      }
+    });
+
+    it('answers a preflight from another origin: any origin, the tus and key headers, never credentials', async () => {
+      const res = await fetch(`${endpoint}/0c6f7f0e-5f0e-4f57-9d1a-2d3f4c5b6a7e`, {
+        method: 'OPTIONS',
+        headers: { Origin: elsewhere, 'Access-Control-Request-Method': 'PATCH', 'Access-Control-Request-Headers': 'content-type,tus-resumable,upload-offset,x-api-key' },
+      });
+      expect(res.status).to.equal(204);
+      expect(res.headers.get('access-control-allow-origin')).to.equal('*');
+      const allowed = (name: string) => res.headers.get(name)!.toLowerCase().split(/,\s*/);
+      expect(allowed('access-control-allow-methods')).to.include.members(['post', 'head', 'patch', 'delete']);
+      expect(allowed('access-control-allow-headers')).to.include.members(['content-type', 'tus-resumable', 'upload-offset', 'upload-length', 'upload-metadata', 'x-api-key', 'authorization']);
+      // Cookies never cross: the anonymous website upload works from the site's own origin only.
+      expect(res.headers.get('access-control-allow-credentials')).to.equal(null);
+    });
+
+    it('lets a page on another origin read Location, Upload-Offset, X-Hosted-Url and the result', async () => {
+      const user = await env.createAccount();
+      const headers = { Origin: elsewhere, 'Tus-Resumable': '1.0.0', 'x-api-key': user.apiKey };
+      const bytes = pngBytes(2000, 11);
+      const created = await fetch(endpoint, { method: 'POST', headers: { ...headers, 'Upload-Length': String(bytes.length) } });
+      expect(created.status).to.equal(201);
+      const exposed = (res: Response) => res.headers.get('access-control-expose-headers')!.toLowerCase().split(/\s*,\s*/);
+      expect(created.headers.get('access-control-allow-origin')).to.equal('*');
+      expect(exposed(created)).to.include.members(['location', 'upload-offset', 'x-hosted-url']);
+      const location = new URL(created.headers.get('location')!, endpoint).href;
+      const patched = await fetch(location, { method: 'PATCH', headers: { ...headers, 'Upload-Offset': '0', 'Content-Type': 'application/offset+octet-stream' }, body: bytes });
+      expect(patched.status).to.equal(204);
+      expect(patched.headers.get('access-control-allow-origin')).to.equal('*');
+      expect(exposed(patched)).to.include.members(['upload-offset', 'x-hosted-url']);
+      expect(patched.headers.get('x-hosted-url')).to.match(/^http/);
+      // The answers of ours around tus (the finished upload's HEAD, its result, a refusal) say the same.
+      for (const res of [
+        await fetch(location, { method: 'HEAD', headers }),
+        await fetch(`${location}/result`, { headers }),
+        await fetch(endpoint, { method: 'POST', headers: { Origin: elsewhere, 'Tus-Resumable': '1.0.0', 'Upload-Length': '10' } }),
+      ]) {
+        expect(res.headers.get('access-control-allow-origin'), `${res.status} ${res.url}`).to.equal('*');
+        expect(exposed(res)).to.include('x-hosted-url');
+        expect(res.headers.get('access-control-allow-credentials')).to.equal(null);
+      }
+    });
+  });
+
   describe('refusals', () => {
     const create = (key: string | undefined, length: number, extra: Record<string, string> = {}) =>
       fetch(endpoint, { method: 'POST', headers: { 'Tus-Resumable': '1.0.0', 'Upload-Length': String(length), ...(key ? { 'x-api-key': key } : {}), ...extra } });
