@@ -38,7 +38,6 @@ export async function createApp(container: Container, hub: NotificationHub, subs
   const tokens = new AccessTokenVerifier(provider, mcpResourceOf(config.baseUrl), services.connections);
   const mcp = mcpRoutes(tokens, config, {
     services,
-    rateLimits: container.rateLimits,
     logger: container.logger,
     arrivals: hub,
     uploadMaxBytes: config.mcpUploadMaxBytes,

@@ -35,7 +35,8 @@ import { HttpChallenges } from './services/custom-domains/http-challenges.js';
 import { SessionService } from './services/session.service.js';
 import { UrlFormatService } from './services/url-format.service.js';
 import { CachePurgeService } from './services/cache-purge.service.js';
-import { DashboardService, UploadRecords } from './services/dashboard.service.js';
+import { DashboardService } from './services/dashboard.service.js';
+import { FileRecords } from './services/file-records.js';
 import { DropLinkService } from './services/drop-link.service.js';
 import { FileBodyCache } from './services/file-body-cache.js';
 import { FileBrowserService } from './services/file-browser.service.js';
@@ -115,7 +116,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
   );
   const folders = new FolderService(repositories.folders, plans, config.siteUrl);
   const folderKeys = new FolderKeyService(repositories.folderKeys, folders, plans, box);
-  const uploadAuth = new UploadAuthService(accounts, folderKeys);
+  const uploadAuth = new UploadAuthService(accounts, folderKeys, folders);
   const sessions = new SessionService(repositories.sessions);
   const captcha = new CaptchaService(box.sign('altcha-hmac-key'), redis, config.redisPrefix, config.captchaMaxNumber);
   const cachePurges = new CachePurgeService({ cache: fileCache, jobs, redis, urls, logger, health: health.redis, config });
@@ -150,8 +151,9 @@ export async function createContainer(config: Config, options: ContainerOptions 
   });
   const hosted = new HostedFileService(repositories.files, repositories.publicFiles, repositories.accounts, storage, fileCache, moderation);
   const thumbnails = new ThumbnailService({ files: repositories.fileMaintenance, storage, hosted, moderation, jobs, logger, siteUrl: config.siteUrl });
-  const records = new UploadRecords({ urls, moderation, thumbnails });
+  const records = new FileRecords({ urls, moderation, thumbnails });
   const uploads = new UploadService({
+    rates: rateLimits,
     storage,
     charges: repositories.charges,
     plans,
@@ -201,7 +203,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
       jobs,
       logger,
     }),
-    fileBrowser: new FileBrowserService({ files: repositories.files, folders, storage, moderation, urls }),
+    fileBrowser: new FileBrowserService({ files: repositories.files, folders, storage, moderation, records }),
     urlFormats: new UrlFormatService(repositories.accounts, urls, plans),
     customDomains,
     domainDirectory,

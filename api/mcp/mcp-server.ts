@@ -3,7 +3,8 @@ import type { Container } from '../../shared/container.js';
 import { isAppError } from '../../shared/errors.js';
 import type { DropArrivals } from '../../shared/services/drop-link.service.js';
 import type { McpPrincipal } from '../oauth/access-tokens.js';
-import { type McpTool, TOOLS, type ToolContext } from './tools.js';
+import { TOOLS } from './tools/index.js';
+import type { McpTool, ToolContext } from './tools/tool.js';
 
 type ToolResult = {
   content: ({ type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string })[];
@@ -13,7 +14,6 @@ type ToolResult = {
 
 export interface McpServerDeps {
   services: Container['services'];
-  rateLimits: Container['rateLimits'];
   logger: Container['logger'];
   arrivals: DropArrivals;
   uploadMaxBytes: number;
@@ -54,7 +54,6 @@ function register(server: McpServer, tool: McpTool, caller: McpPrincipal, deps: 
       const context: ToolContext = {
         caller,
         services: deps.services,
-        rateLimits: deps.rateLimits,
         arrivals: deps.arrivals,
         uploadMaxBytes: deps.uploadMaxBytes,
         signal,

@@ -10,7 +10,7 @@ import { LOOPBACK_HOSTS } from '../oauth/provider.js';
 import type { AppState } from '../state.js';
 import { bearerTokenOf, holdsScopes, mcpPrincipalOf, requireMcpToken } from './bearer.middleware.js';
 import { authInfoOf, createMcpEndpoint, type McpServerDeps } from './mcp-server.js';
-import { TOOL_SCOPES } from './tools.js';
+import { TOOL_SCOPES } from './tools/index.js';
 
 interface JsonRpcMessage {
   method?: unknown;

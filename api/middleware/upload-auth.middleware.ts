@@ -6,7 +6,7 @@ import { SITE_SESSION_COOKIE } from '../../shared/services/site-session.service.
 import type { Uploader } from '../../shared/services/upload.service.js';
 import type { AppContext, AppState } from '../state.js';
 
-type UploadDeps = Pick<Container, 'services' | 'rateLimits'>;
+type UploadDeps = Pick<Container, 'services'>;
 
 export interface IdentifiedUploader {
   uploader: Uploader;
@@ -19,7 +19,7 @@ export interface IdentifiedUploader {
  * or else only the website itself (same Origin, plus its visitor cookie for anonymous uploads or
  * the session cookie of a signed-in account); anything else is 401.
  */
-export async function identifyUploader(ctx: AppContext, { services }: Pick<UploadDeps, 'services'>): Promise<IdentifiedUploader> {
+export async function identifyUploader(ctx: AppContext, { services }: UploadDeps): Promise<IdentifiedUploader> {
   const key = ctx.get('x-api-key');
   if (key) return { uploader: await services.uploadAuth.resolveKey(key) };
   const bearer = /^Bearer\s+(\S+)$/i.exec(ctx.get('authorization'))?.[1];
@@ -38,18 +38,12 @@ export async function identifyUploader(ctx: AppContext, { services }: Pick<Uploa
   return { uploader: { account: null, folderId: null }, visitor };
 }
 
-/** Takes one upload from the caller's rate limit: its account's, or the visitor's address's. */
-export async function consumeUploadRate(ctx: AppContext, { uploader }: IdentifiedUploader, { rateLimits }: Pick<UploadDeps, 'rateLimits'>) {
-  if (uploader.account) await rateLimits.uploadsByKey.consume(uploader.account.id);
-  else await rateLimits.uploadsByIp.consume(ctx.ip);
-}
-
-/** The uploader of a one-request upload, after its rate limit. */
+/** The uploader of a one-request upload, once admitted (rate limit, plan, quota). */
 export function uploadAuth(deps: UploadDeps): Middleware<AppState> {
   return async (ctx, next) => {
-    const identified = await identifyUploader(ctx, deps);
-    ctx.state.uploader = identified.uploader;
-    await consumeUploadRate(ctx, identified, deps);
+    const { uploader } = await identifyUploader(ctx, deps);
+    await deps.services.uploads.admit(uploader, { ip: ctx.ip });
+    ctx.state.uploader = uploader;
     return next();
   };
 }

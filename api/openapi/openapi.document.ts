@@ -1,5 +1,17 @@
 import { z } from 'zod';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponseObject } from 'zod-openapi';
+import { profileSchema, regeneratedKeySchema } from '../../shared/contracts/account.contract.js';
+import { albumPageSchema, albumShareSchema } from '../../shared/contracts/album.contract.js';
+import { errorBodySchema, ok } from '../../shared/contracts/common.contract.js';
+import { connectionSchema } from '../../shared/contracts/connection.contract.js';
+import { customDomainSchema, customDomainStateSchema } from '../../shared/contracts/custom-domain.contract.js';
+import { dashboardSchema } from '../../shared/contracts/dashboard.contract.js';
+import { dropLinkSchema } from '../../shared/contracts/drop-link.contract.js';
+import { folderKeySchema, folderSchema } from '../../shared/contracts/folder.contract.js';
+import { notificationListSchema } from '../../shared/contracts/notification.contract.js';
+import { pollSchema } from '../../shared/contracts/poll.contract.js';
+import { uploadConfigSchema, uploadResultSchema } from '../../shared/contracts/upload.contract.js';
+import { urlFormatSettingsSchema } from '../../shared/contracts/url-format.contract.js';
 import { createDropLinkSchema } from '../../shared/services/drop-link.service.js';
 import { uploaderConfigSchema } from '../../shared/services/uploader-config.service.js';
 import { urlFormatSchema } from '../routes/account.routes.js';
@@ -13,7 +25,7 @@ import { markReadSchema, voteSchema } from '../routes/notifications.routes.js';
 import { uploadFormSchema, urlUploadSchema } from '../routes/upload.routes.js';
 import * as r from './responses.schemas.js';
 
-// Request schemas are the routes' own objects; response schemas come from responses.schemas.ts.
+// Request schemas are the routes' own objects; records come from shared/contracts, the other answers from responses.schemas.ts.
 
 const ERRORS = {
   400: 'Invalid request: the body, query or a field is wrong (`details` names each bad field)',
@@ -46,7 +58,7 @@ for (const status of Object.keys(ERRORS).map(Number) as ErrorStatus[]) {
     id: NAMES[status],
     description: ERRORS[status],
     ...(status === 429 || status === 503 ? { headers: retryAfterHeader } : {}),
-    content: { 'application/json': { schema: r.errorBodySchema } },
+    content: { 'application/json': { schema: errorBodySchema } },
   };
 }
 
@@ -103,7 +115,7 @@ const paths: ZodOpenApiPathsObject = {
       'Upload one file',
       {
         description: 'Stored (the URL works at once): the URL as text, or JSON with `?format=json` / `x-response-format: json`',
-        content: { 'text/plain': { schema: z.url().meta({ example: 'http://alice.localhost:3000/Xk2P9aQm1z.png' }) }, 'application/json': { schema: r.ok(r.uploadResultSchema) } },
+        content: { 'text/plain': { schema: z.url().meta({ example: 'http://alice.localhost:3000/Xk2P9aQm1z.png' }) }, 'application/json': { schema: ok(uploadResultSchema) } },
       },
       uploadErrors,
       {
@@ -118,49 +130,49 @@ const paths: ZodOpenApiPathsObject = {
     ),
   },
   '/api/upload/url': {
-    post: op('Uploads', 'Rehost a remote image', answer('Stored', r.ok(r.uploadResultSchema)), uploadErrors, { ...keyOrWebsite, ...body(urlUploadSchema) }),
+    post: op('Uploads', 'Rehost a remote image', answer('Stored', ok(uploadResultSchema)), uploadErrors, { ...keyOrWebsite, ...body(urlUploadSchema) }),
   },
   '/api/upload/config': {
-    get: op('Uploads', 'Expiry choices and size limits', answer('Upload configuration (no `success` field)', r.uploadConfigSchema), [], {
+    get: op('Uploads', 'Expiry choices and size limits', answer('Upload configuration (no `success` field)', uploadConfigSchema), [], {
       description: 'An optional x-api-key makes `registered` the caller’s plan limit.',
       security: [{ apiKey: [] }, ANONYMOUS],
     }),
   },
 
   '/api/auth/captcha': { get: op('Accounts', 'A proof-of-work challenge', answer('Challenge (no `success` field)', r.captchaChallengeSchema), [], noAuth) },
-  '/api/auth/register': { post: op('Accounts', 'Register', answer('Registered and signed in', r.ok(r.sessionSchema)), [400, 409, 429], { ...noAuth, ...body(registerSchema) }) },
-  '/api/auth/login': { post: op('Accounts', 'Sign in', answer('Signed in', r.ok(r.sessionSchema)), [400, 401, 429], { ...noAuth, ...body(loginSchema) }) },
+  '/api/auth/register': { post: op('Accounts', 'Register', answer('Registered and signed in', ok(r.sessionSchema)), [400, 409, 429], { ...noAuth, ...body(registerSchema) }) },
+  '/api/auth/login': { post: op('Accounts', 'Sign in', answer('Signed in', ok(r.sessionSchema)), [400, 401, 429], { ...noAuth, ...body(loginSchema) }) },
   '/api/auth/logout': { post: op('Accounts', 'End the session', answer('Signed out', r.messageSchema), [], { security: [{ bearer: [] }, ANONYMOUS] }) },
-  '/api/auth/me': { get: op('Accounts', 'The profile', answer('Profile', r.ok(z.object({ user: r.profileSchema }))), [401, 403]) },
+  '/api/auth/me': { get: op('Accounts', 'The profile', answer('Profile', ok(z.object({ user: profileSchema }))), [401, 403]) },
 
   '/api/album/{shareId}': {
-    get: op('Albums', 'A shared album, one page', answer('Album page', r.ok(r.albumPageSchema)), [400, 404], {
+    get: op('Albums', 'A shared album, one page', answer('Album page', ok(albumPageSchema)), [400, 404], {
       ...noAuth,
       requestParams: { path: z.object({ shareId: z.string() }), query: albumQuerySchema },
     }),
   },
 
-  '/api/user/regenerate-api-key': { post: op('Accounts', 'New primary key (the old one is refused at once)', answer('New key', r.ok(r.regeneratedKeySchema)), [401, 403, 429]) },
+  '/api/user/regenerate-api-key': { post: op('Accounts', 'New primary key (the old one is refused at once)', answer('New key', ok(regeneratedKeySchema)), [401, 403, 429]) },
   '/api/user/subdomain': {
-    get: op('URL formats', 'URL style of new uploads', answer('Settings', r.ok(r.urlFormatSettingsSchema)), [401, 403]),
-    post: op('URL formats', 'Choose the URL style of new uploads', answer('Chosen', r.ok(r.urlFormatChangedSchema)), [400, 401, 403], body(urlFormatSchema)),
+    get: op('URL formats', 'URL style of new uploads', answer('Settings', ok(urlFormatSettingsSchema)), [401, 403]),
+    post: op('URL formats', 'Choose the URL style of new uploads', answer('Chosen', ok(r.urlFormatChangedSchema)), [400, 401, 403], body(urlFormatSchema)),
   },
   '/api/user/connections': {
-    get: op('Connections', 'Connected AI assistants', answer('Connections', r.ok(z.object({ connections: z.array(r.connectionSchema) }))), [401, 403]),
+    get: op('Connections', 'Connected AI assistants', answer('Connections', ok(z.object({ connections: z.array(connectionSchema) }))), [401, 403]),
   },
   '/api/user/connections/{clientId}': {
     delete: op('Connections', 'Disconnect an assistant (all its tokens)', answer('Disconnected', r.messageSchema), [401, 403, 404], path({ clientId: z.string().meta({ description: 'Percent-encoded (it may be a URL)' }) })),
   },
   '/api/user/custom-domain': {
-    get: op('Custom domain', 'The custom domain and its DNS checks (Pro)', answer('Configuration', r.ok(r.customDomainStateSchema)), [401, 403]),
+    get: op('Custom domain', 'The custom domain and its DNS checks (Pro)', answer('Configuration', ok(customDomainStateSchema)), [401, 403]),
     // The service validates the name itself (normalizeDomain), so there is no route schema to share.
-    post: op('Custom domain', 'Add a custom domain (Pro)', answer('Records to publish', r.ok(r.customDomainSchema)), [400, 401, 403, 409, 502], {
+    post: op('Custom domain', 'Add a custom domain (Pro)', answer('Records to publish', ok(customDomainSchema)), [400, 401, 403, 409, 502], {
       requestBody: { required: true, ...json(z.object({ domain: z.string().meta({ example: 'img.example.com' }) })) },
     }),
     delete: op('Custom domain', 'Remove the custom domain (Pro)', answer('Removed', r.messageSchema), [401, 403, 404]),
   },
   '/api/user/custom-domain/verify': {
-    post: op('Custom domain', 'Check the DNS records now (Pro)', answer('Configuration', r.ok(r.customDomainSchema)), [401, 403, 404, 502]),
+    post: op('Custom domain', 'Check the DNS records now (Pro)', answer('Configuration', ok(customDomainSchema)), [401, 403, 404, 502]),
   },
   '/api/user/uploader-config': {
     get: op(
@@ -176,7 +188,7 @@ const paths: ZodOpenApiPathsObject = {
   },
 
   '/api/user/dashboard': {
-    get: op('Files', 'Uploads, folders, folder keys, pagination', answer('One page', r.ok(r.dashboardSchema)), [400, 401, 403, 404], { requestParams: { query: dashboardQuerySchema } }),
+    get: op('Files', 'Uploads, folders, folder keys, pagination', answer('One page', ok(dashboardSchema)), [400, 401, 403, 404], { requestParams: { query: dashboardQuerySchema } }),
   },
   '/api/user/images/move': {
     patch: op('Files', 'Move many files', answer('Moved (per-file failures in `errors`)', r.batchMovedSchema), [400, 401, 403, 404], body(batchMoveSchema)),
@@ -186,49 +198,49 @@ const paths: ZodOpenApiPathsObject = {
     put: op('Files', 'Rename (the URL changes)', answer('Renamed', r.renamedSchema), [...ownFile, 400, 409], { ...filename, ...body(renameSchema) }),
   },
   '/api/user/images/{filename}/replace': {
-    patch: op('Files', 'Replace the content (same name and URL)', answer('Replaced', r.ok(r.replacedSchema).extend({ message: z.string() })), [...ownFile, 400, 413, 502], {
+    patch: op('Files', 'Replace the content (same name and URL)', answer('Replaced', ok(r.replacedSchema).extend({ message: z.string() })), [...ownFile, 400, 413, 502], {
       ...filename,
       requestBody: multipartFile(z.object({})),
     }),
   },
   '/api/user/images/{filename}/privacy': {
-    patch: op('Files', 'Make private (signed links only) or public', answer('Set', r.ok(r.privacySetSchema)), [...ownFile, 400], { ...filename, ...body(privacySchema) }),
+    patch: op('Files', 'Make private (signed links only) or public', answer('Set', ok(r.privacySetSchema)), [...ownFile, 400], { ...filename, ...body(privacySchema) }),
   },
   '/api/user/images/{filename}/move': {
     patch: op('Files', 'Move to a folder (null: root)', answer('Moved', r.messageSchema), [...ownFile, 400], { ...filename, ...body(moveSchema) }),
   },
 
   '/api/user/folders': {
-    get: op('Folders', 'List folders', answer('Folders', r.ok(z.array(r.folderSchema))), [401, 403]),
-    post: op('Folders', 'Create a folder', answer('Created', r.ok(r.folderSchema)), [400, 401, 403, 409], body(newFolderSchema)),
+    get: op('Folders', 'List folders', answer('Folders', ok(z.array(folderSchema))), [401, 403]),
+    post: op('Folders', 'Create a folder', answer('Created', ok(folderSchema)), [400, 401, 403, 409], body(newFolderSchema)),
   },
   '/api/user/folders/{id}': { delete: op('Folders', 'Delete a folder (its files go to the root)', answer('Deleted', r.messageSchema), [401, 403, 404], folderId) },
   '/api/user/default-folder': {
     post: op('Folders', 'Where primary-key uploads land (null: root)', answer('Set', r.defaultFolderSetSchema), [400, 401, 403, 404], body(defaultFolderSchema)),
   },
-  '/api/user/folder-keys': { get: op('Folder keys', 'List folder keys, newest first (Pro)', answer('Keys', r.ok(z.array(r.folderKeySchema))), [401, 403]) },
+  '/api/user/folder-keys': { get: op('Folder keys', 'List folder keys, newest first (Pro)', answer('Keys', ok(z.array(folderKeySchema))), [401, 403]) },
   '/api/user/folders/{id}/key': {
-    post: op('Folder keys', 'Issue the folder’s key, replacing any (Pro)', answer('Issued', r.ok(r.folderKeySchema)), [401, 403, 404], folderId),
+    post: op('Folder keys', 'Issue the folder’s key, replacing any (Pro)', answer('Issued', ok(folderKeySchema)), [401, 403, 404], folderId),
     delete: op('Folder keys', 'Revoke the folder’s key (Pro)', answer('Revoked', r.messageSchema), [401, 403, 404], folderId),
   },
   '/api/user/folders/{id}/share': {
-    post: op('Albums', 'Share a folder as an album', answer('Shared', r.ok(r.albumShareSchema)), [401, 403, 404], folderId),
+    post: op('Albums', 'Share a folder as an album', answer('Shared', ok(albumShareSchema)), [401, 403, 404], folderId),
     delete: op('Albums', 'Stop sharing (the link is gone at once)', answer('Unshared', r.messageSchema), [401, 403, 404], folderId),
   },
 
   '/api/user/drop-links': {
-    get: op('Drop links', 'List drop links', answer('Drop links', r.ok(z.object({ dropLinks: z.array(r.dropLinkSchema) }))), [401, 403]),
-    post: op('Drop links', 'Ask someone for one file', answer('Created', r.ok(r.dropLinkSchema)), [400, 401, 403, 404], body(createDropLinkSchema)),
+    get: op('Drop links', 'List drop links', answer('Drop links', ok(z.object({ dropLinks: z.array(dropLinkSchema) }))), [401, 403]),
+    post: op('Drop links', 'Ask someone for one file', answer('Created', ok(dropLinkSchema)), [400, 401, 403, 404], body(createDropLinkSchema)),
   },
   '/api/user/drop-links/{id}': {
-    get: op('Drop links', 'One drop link; `wait` holds the request until a file arrives', answer('Drop link', r.ok(r.dropLinkSchema)), [400, 401, 403, 404], {
+    get: op('Drop links', 'One drop link; `wait` holds the request until a file arrives', answer('Drop link', ok(dropLinkSchema)), [400, 401, 403, 404], {
       requestParams: { path: z.object({ id: z.uuid() }), query: waitSchema },
     }),
     delete: op('Drop links', 'Cancel a drop link', answer('Cancelled', r.messageSchema), [401, 403, 404], path({ id: z.uuid() })),
   },
 
   '/api/user/notifications': {
-    get: op('Notifications', 'The 50 most recent and the unread count', answer('Notifications', r.ok(r.notificationListSchema)), [401, 403]),
+    get: op('Notifications', 'The 50 most recent and the unread count', answer('Notifications', ok(notificationListSchema)), [401, 403]),
   },
   '/api/user/notifications/read': {
     post: op('Notifications', 'Mark one read', answer('Marked', r.messageSchema), [400, 401, 403, 404], body(markReadSchema)),
@@ -246,7 +258,7 @@ const paths: ZodOpenApiPathsObject = {
       { requestParams: { header: z.object({ 'Last-Event-ID': z.string().optional().meta({ description: 'Replay what came after this event' }) }) } },
     ),
   },
-  '/api/user/polls': { get: op('Polls', 'Polls, active first', answer('Polls', r.ok(z.object({ polls: z.array(r.pollSchema) }))), [401, 403]) },
+  '/api/user/polls': { get: op('Polls', 'Polls, active first', answer('Polls', ok(z.object({ polls: z.array(pollSchema) }))), [401, 403]) },
   '/api/user/polls/vote': { post: op('Polls', 'Vote once', answer('Voted', r.votedSchema), [400, 401, 403, 404], body(voteSchema)) },
 
   '/api/openapi.json': {

@@ -1,6 +1,6 @@
 import { Router } from '@koa/router';
 import { z } from 'zod';
-import { URL_FORMATS } from '../../shared/services/url-format.service.js';
+import { URL_FORMATS } from '../../shared/contracts/values.js';
 import { validate } from '../../shared/validation.js';
 import { type AppState, principalOf } from '../state.js';
 import type { RouteDeps } from './route-deps.js';

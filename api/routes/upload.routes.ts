@@ -1,7 +1,9 @@
 import { Router } from '@koa/router';
 import { z } from 'zod';
-import { EXPIRY_OPTIONS, expirySchema } from '../../shared/services/expiry.js';
-import type { ReceivedBody, UploadResult, UploadService } from '../../shared/services/upload.service.js';
+import { expirySchema } from '../../shared/contracts/expiry.contract.js';
+import { EXPIRY_OPTIONS } from '../../shared/contracts/values.js';
+import type { UploadResult } from '../../shared/contracts/upload.contract.js';
+import type { ReceivedBody, UploadService } from '../../shared/services/upload.service.js';
 import { validate } from '../../shared/validation.js';
 import { uploadAuth } from '../middleware/upload-auth.middleware.js';
 import { type AppContext, type AppState, uploaderOf } from '../state.js';
@@ -59,7 +61,6 @@ export function uploadRoutes(container: RouteDeps) {
 
   router.post('/', uploadAuth(container), async (ctx) => {
     const uploader = uploaderOf(ctx);
-    await services.uploads.assertCanUpload(uploader);
     const { file, fields } = await receiveSingleFile(ctx, services.uploads, services.uploads.maxBytesFor(uploader.account));
     const { expiry } = await formFields(services.uploads, file.received, fields);
     const source = ctx.get('x-api-key') ? 'api' : 'web';
@@ -69,7 +70,6 @@ export function uploadRoutes(container: RouteDeps) {
   router.post('/url', uploadAuth(container), async (ctx) => {
     const uploader = uploaderOf(ctx);
     const input = validate(urlUploadSchema, ctx.request.body);
-    await services.uploads.assertCanUpload(uploader);
     const result = await services.urlUploads.request({
       accountId: uploader.account?.id ?? null,
       folderId: uploader.folderId,

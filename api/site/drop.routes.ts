@@ -38,7 +38,7 @@ async function answering(ctx: AppContext, handle: () => Promise<void>) {
 }
 
 /** The public drop page at {SITE_URL}/drop/{token}: one file for the account that asked. */
-export function dropRoutes({ services, rateLimits }: RouteDeps) {
+export function dropRoutes({ services }: RouteDeps) {
   const router = new Router<AppState>();
   const drops = services.dropLinks;
 
@@ -51,9 +51,8 @@ export function dropRoutes({ services, rateLimits }: RouteDeps) {
 
   router.post('/drop/:token', (ctx) =>
     answering(ctx, async () => {
-      await rateLimits.dropsByIp.consume(ctx.ip);
       const drop = await drops.open(ctx.params.token!);
-      await drops.assertCanReceive(drop);
+      await services.uploads.admit(drop.uploader, { via: 'drop', ip: ctx.ip });
       const { file } = await receiveSingleFile(ctx, services.uploads, drop.maxBytes);
       const result = await drops.complete(drop, file.received, file.originalname);
       const sent = { originalName: result.originalFilename, size: result.sizeBytes, username: drop.username };

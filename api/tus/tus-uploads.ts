@@ -7,10 +7,10 @@ import type { Middleware } from 'koa';
 import type { Container } from '../../shared/container.js';
 import { AppError, isAppError } from '../../shared/errors.js';
 import { PLAN_NAMES } from '../../shared/plans.js';
-import { expirySchema } from '../../shared/services/expiry.js';
-import type { UploadResult } from '../../shared/services/upload.service.js';
+import { expirySchema } from '../../shared/contracts/expiry.contract.js';
+import type { UploadResult } from '../../shared/contracts/upload.contract.js';
 import { RedisLocker } from '../../shared/services/uploads/redis-locker.js';
-import { consumeUploadRate, type IdentifiedUploader, identifyUploader } from '../middleware/upload-auth.middleware.js';
+import { type IdentifiedUploader, identifyUploader } from '../middleware/upload-auth.middleware.js';
 import type { AppContext, AppState } from '../state.js';
 
 export const TUS_PATH = '/api/uploads';
@@ -68,7 +68,6 @@ export function tusUploads(container: Container, subscriber: Redis): { middlewar
     maxSize: (req) => (req.method === 'OPTIONS' ? discoveryMaxBytes : services.uploads.maxBytesFor(current().uploader.account)),
     async onUploadCreate(_req, upload) {
       try {
-        await services.uploads.assertCanUpload(current().uploader);
         validateExpiry(upload);
       } catch (err) {
         throw tusError(err);
@@ -139,7 +138,8 @@ export function tusUploads(container: Container, subscriber: Redis): { middlewar
       }
       if (resultMatch) return notFound(ctx);
     }
-    if (ctx.method === 'POST') await consumeUploadRate(ctx, identified, container);
+    // Creation is the upload's way in: admitted there (rate, plan, quota) before any byte is sent.
+    if (ctx.method === 'POST') await services.uploads.admit(identified.uploader, { ip: ctx.ip });
     ctx.respond = false;
     await caller.run(identified, () => server.handle(ctx.req, ctx.res));
   };

@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import { EXPIRY_VALUES } from '../contracts/values.js';
 import {
   type AnyPgColumn,
   bigint,
@@ -116,7 +117,7 @@ export const files = pgTable(
     urlFormat: text('url_format', { enum: ['subdomain', 'short', 'custom', 'standard', 'anonymous'] }).notNull(),
     isPrivate: boolean('is_private').notNull().default(false),
     expiresAt: ts('expires_at'),
-    expiry: text('expiry'),
+    expiry: text('expiry', { enum: EXPIRY_VALUES }),
     deletionTokenHash: text('deletion_token_hash').notNull(),
     moderationVerdict: text('moderation_verdict', { enum: ['allow', 'soft_flag', 'hard_block'] }),
     moderationScore: integer('moderation_score'),

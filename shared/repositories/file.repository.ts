@@ -12,14 +12,26 @@ export const SORT_COLUMNS = {
   originalName: files.originalName,
 } as const;
 
+/**
+ * Which of an account's files, in what order, from where: the one query behind every listing (the
+ * dashboard's numbered pages and the assistants' cursor).
+ */
 export interface FileListQuery {
-  page: number;
   limit: number;
   search?: string | undefined;
   /** a folder id, 'root' for files outside folders, or undefined for all */
   folderId?: string | undefined;
+  kind?: FileKind | undefined;
+  uploadedAfter?: Date | undefined;
+  uploadedBefore?: Date | undefined;
   sortBy: keyof typeof SORT_COLUMNS;
   sortOrder: 'asc' | 'desc';
+  /** skip this many (numbered pages) */
+  offset?: number | undefined;
+  /** start after this file (a cursor, stable under inserts; upload-time order only) */
+  after?: { id: string; createdAt: Date } | undefined;
+  /** also count the matching files (the account row holds the count when nothing narrows) */
+  countMatching?: boolean | undefined;
 }
 
 /** The same rule as `kindOf`, as SQL on `files.mime_type`. */
@@ -29,19 +41,6 @@ function kindCondition(kind: FileKind): SQL {
   if (kind === 'document') return isDocument;
   if (kind !== 'other') return like(`${kind}/`);
   return sql`not (${like('image/')} or ${like('video/')} or ${like('audio/')} or ${isDocument})`;
-}
-
-/** A keyset page of an account's files, newest first (for assistants: stable under inserts). */
-export interface FileBrowseQuery {
-  limit: number;
-  /** after this (createdAt, id), exclusive */
-  after?: { createdAt: Date; id: string } | undefined;
-  search?: string | undefined;
-  /** a folder id, 'root' for files outside folders, or undefined for all */
-  folderId?: string | undefined;
-  kind?: FileKind | undefined;
-  uploadedAfter?: Date | undefined;
-  uploadedBefore?: Date | undefined;
 }
 
 export interface Replacement {
@@ -70,28 +69,34 @@ export class FileRepository {
     return row;
   }
 
-  /**
-   * One page of an account's files and how many match, for the dashboard. Without a search or a
-   * folder every file matches, and the account row already holds that number (`fileCount`).
-   */
-  async browse(accountId: string, query: FileBrowseQuery): Promise<FileRow[]> {
-    const conditions: (SQL | undefined)[] = [eq(files.accountId, accountId), ...this.narrowing(query)];
-    if (query.kind) conditions.push(kindCondition(query.kind));
-    if (query.uploadedAfter) conditions.push(sql`${files.createdAt} >= ${query.uploadedAfter.toISOString()}::timestamptz`);
-    if (query.uploadedBefore) conditions.push(sql`${files.createdAt} < ${query.uploadedBefore.toISOString()}::timestamptz`);
-    // Keyed at millisecond precision, the precision a cursor carries (timestamps are stored in µs).
-    const at = sql`date_trunc('milliseconds', ${files.createdAt})`;
-    if (query.after) conditions.push(sql`(${at}, ${files.id}) < (${query.after.createdAt.toISOString()}::timestamptz, ${query.after.id}::uuid)`);
-    return this.db
-      .select()
-      .from(files)
-      .where(and(...conditions))
-      .orderBy(desc(at), desc(files.id))
-      .limit(query.limit);
+  /** One page of an account's files, and how many match when asked (`undefined`: all of them). */
+  async list(accountId: string, query: FileListQuery): Promise<{ rows: FileRow[]; matching: number | undefined }> {
+    const matches = and(eq(files.accountId, accountId), ...this.narrowing(query));
+    const order = query.sortOrder === 'asc' ? asc : desc;
+    const [rows, matching] = await Promise.all([
+      this.db
+        .select()
+        .from(files)
+        .where(query.after ? and(matches, this.after(accountId, query.after, query.sortOrder)) : matches)
+        .orderBy(order(SORT_COLUMNS[query.sortBy]), order(files.id))
+        .limit(query.limit)
+        .offset(query.offset ?? 0),
+      query.countMatching && this.narrowing(query).length ? this.db.select({ n: count() }).from(files).where(matches) : undefined,
+    ]);
+    return { rows, matching: matching?.[0]?.n };
   }
 
-  /** The folder and name-search conditions both listings share. */
-  private narrowing(query: { folderId?: string | undefined; search?: string | undefined }): SQL[] {
+  /**
+   * Past a cursor's file in upload-time order. Its time is read again, so the exact value decides (a
+   * Date holds only milliseconds); a file gone since keeps the position the cursor carried.
+   */
+  private after(accountId: string, { id, createdAt }: { id: string; createdAt: Date }, sortOrder: 'asc' | 'desc'): SQL {
+    const anchor = sql`coalesce((select ${files.createdAt} from ${files} where ${files.accountId} = ${accountId} and ${files.id} = ${id}::uuid), ${createdAt.toISOString()}::timestamptz)`;
+    return sortOrder === 'asc' ? sql`(${files.createdAt}, ${files.id}) > (${anchor}, ${id}::uuid)` : sql`(${files.createdAt}, ${files.id}) < (${anchor}, ${id}::uuid)`;
+  }
+
+  /** The conditions that narrow a listing: folder, name search, kind and upload dates. */
+  private narrowing(query: FileListQuery): SQL[] {
     const conditions: SQL[] = [];
     if (query.folderId === 'root') conditions.push(isNull(files.folderId));
     else if (query.folderId) conditions.push(eq(files.folderId, query.folderId));
@@ -100,25 +105,10 @@ export class FileRepository {
       const pattern = `%${query.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
       conditions.push(sql`(${files.filename} || E'\\x01' || ${files.originalName}) ilike ${pattern}`);
     }
+    if (query.kind) conditions.push(kindCondition(query.kind));
+    if (query.uploadedAfter) conditions.push(sql`${files.createdAt} >= ${query.uploadedAfter.toISOString()}::timestamptz`);
+    if (query.uploadedBefore) conditions.push(sql`${files.createdAt} < ${query.uploadedBefore.toISOString()}::timestamptz`);
     return conditions;
-  }
-
-  async page(accountId: string, query: FileListQuery): Promise<{ rows: FileRow[]; matching: number | undefined }> {
-    const conditions: SQL[] = [eq(files.accountId, accountId), ...this.narrowing(query)];
-    const where = and(...conditions);
-    const order = query.sortOrder === 'asc' ? asc : desc;
-    const narrowed = conditions.length > 1;
-    const [rows, matching] = await Promise.all([
-      this.db
-        .select()
-        .from(files)
-        .where(where)
-        .orderBy(order(SORT_COLUMNS[query.sortBy]), order(files.id))
-        .limit(query.limit)
-        .offset((query.page - 1) * query.limit),
-      narrowed ? this.db.select({ n: count() }).from(files).where(where) : undefined,
-    ]);
-    return { rows, matching: matching?.[0]?.n };
   }
 
   /** Renames a file; a name the account already uses is a conflict (the unique index decides). */

@@ -1,56 +1,15 @@
-import type { FileRow } from '../db/schema.js';
+import type { Dashboard } from '../contracts/dashboard.contract.js';
 import { AppError } from '../errors.js';
 import type { Principal } from '../principal.js';
 import type { AccountRepository } from '../repositories/account.repository.js';
 import type { FileListQuery, FileRepository } from '../repositories/file.repository.js';
 import type { AccountService } from './account.service.js';
-import type { FileUrls, UrlOwner } from './file-urls.js';
+import type { FileRecords } from './file-records.js';
 import type { FolderKeyService } from './folder-key.service.js';
 import type { FolderService } from './folder.service.js';
-import type { ModerationService } from './moderation.service.js';
-import type { ThumbnailService } from './thumbnails/thumbnail.service.js';
 
-/** One page of the dashboard: which, how many, narrowed how and in what order. */
-export type DashboardQuery = FileListQuery;
-
-export type ModerationState = 'pending' | 'allowed' | 'flagged' | 'blocked';
-
-/**
- * Uploads as the dashboard (and a received drop link) lists them: the spec's record, plus what the
- * dashboard shows of each file: its type, expiry, moderation state and thumbnails.
- */
-export class UploadRecords {
-  constructor(private readonly deps: { urls: FileUrls; moderation: ModerationService; thumbnails: ThumbnailService }) {}
-
-  of(file: FileRow, owner: UrlOwner) {
-    return {
-      filename: file.filename,
-      originalName: file.originalName,
-      url: this.deps.urls.forFile(file, owner),
-      timestamp: file.createdAt.toISOString(),
-      updatedAt: file.updatedAt?.toISOString() ?? null,
-      size: file.size,
-      folderId: file.folderId,
-      source: file.source,
-      isPrivate: file.isPrivate,
-      mimeType: file.mimeType,
-      expiry: file.expiry,
-      expiresAt: file.expiresAt?.toISOString() ?? null,
-      moderationState: this.moderationStateOf(file),
-      ...this.deps.thumbnails.urlsOf(file),
-    };
-  }
-
-  /** A released file is allowed whatever its verdict; content never sent for judging has nothing to wait for. */
-  private moderationStateOf(file: FileRow): ModerationState {
-    if (file.quarantined) return 'blocked';
-    if (file.moderationReviewedAt) return 'allowed';
-    if (file.moderationVerdict === 'hard_block') return 'blocked';
-    if (file.moderationVerdict === 'soft_flag') return 'flagged';
-    if (!file.moderatedAt && this.deps.moderation.isModerated(file.mimeType)) return 'pending';
-    return 'allowed';
-  }
-}
+/** One numbered page of the dashboard: which, how many, narrowed how and in what order. */
+export type DashboardQuery = Pick<FileListQuery, 'limit' | 'search' | 'folderId' | 'sortBy' | 'sortOrder'> & { page: number };
 
 export class DashboardService {
   constructor(
@@ -60,15 +19,15 @@ export class DashboardService {
       accounts: AccountService;
       folders: FolderService;
       folderKeys: FolderKeyService;
-      records: UploadRecords;
+      records: FileRecords;
     },
   ) {}
 
-  async get(principal: Principal, query: DashboardQuery) {
+  async get(principal: Principal, { page: pageNumber, ...query }: DashboardQuery): Promise<Dashboard> {
     if (query.folderId && query.folderId !== 'root') await this.deps.folders.get(principal, query.folderId);
     const [account, page, folders, folderKeys] = await Promise.all([
       this.deps.accountRows.findById(principal.id),
-      this.deps.files.page(principal.id, query),
+      this.deps.files.list(principal.id, { ...query, offset: (pageNumber - 1) * query.limit, countMatching: true }),
       this.deps.folders.list(principal),
       this.deps.folderKeys.listIfPro(principal),
     ]);
@@ -81,13 +40,13 @@ export class DashboardService {
       folders,
       folderKeys,
       pagination: {
-        currentPage: query.page,
+        currentPage: pageNumber,
         totalPages,
         totalUploads: matching,
         totalUserFiles: account.fileCount,
         limit: query.limit,
-        hasNextPage: query.page < totalPages,
-        hasPrevPage: query.page > 1,
+        hasNextPage: pageNumber < totalPages,
+        hasPrevPage: pageNumber > 1,
       },
     };
   }

@@ -6,11 +6,12 @@ import type { Logger } from '../logger.js';
 import { type Principal, principalOf } from '../principal.js';
 import type { AccountRepository } from '../repositories/account.repository.js';
 import type { DropLinkRepository, DropLinkRow, DropLinkWithFile } from '../repositories/drop-link.repository.js';
-import type { UploadRecords } from './dashboard.service.js';
+import type { FileRecords } from './file-records.js';
 import { isId, type FolderService } from './folder.service.js';
 import type { NotificationEvent, NotificationService } from './notification.service.js';
 import type { UploadAuthService } from './upload-auth.service.js';
-import type { ReceivedBody, Uploader, UploadResult, UploadService } from './upload.service.js';
+import type { UploadResult } from '../contracts/upload.contract.js';
+import type { ReceivedBody, Uploader, UploadService } from './upload.service.js';
 
 export const DROP_NOTIFICATION_TYPE = 'drop';
 export const MAX_DROP_WAIT_SECONDS = 30;
@@ -20,10 +21,16 @@ const TOKEN_BYTES = 24;
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{32}$/;
 
 export const createDropLinkSchema = z.object({
-  folderId: z.string().nullish(),
-  expiresIn: z.number().int().min(60, 'expiresIn must be at least 60 seconds').max(MAX_EXPIRES_IN, 'expiresIn is at most 7 days (604800 seconds)').default(3600),
-  maxSizeBytes: z.number().int().positive('maxSizeBytes must be a positive integer').nullish(),
-  note: z.string().trim().max(500, 'note is at most 500 characters').nullish(),
+  folderId: z.string().max(64).nullish().describe('the folder the file goes into; null or absent: the library root'),
+  expiresIn: z
+    .number()
+    .int()
+    .min(60, 'expiresIn must be at least 60 seconds')
+    .max(MAX_EXPIRES_IN, 'expiresIn is at most 7 days (604800 seconds)')
+    .default(3600)
+    .describe('seconds the link stays open (default 3600)'),
+  maxSizeBytes: z.number().int().positive('maxSizeBytes must be a positive integer').nullish().describe('the largest file it takes (at most the plan’s)'),
+  note: z.string().trim().max(500, 'note is at most 500 characters').nullish().describe('shown on the drop page'),
 });
 export type CreateDropLinkInput = z.output<typeof createDropLinkSchema>;
 
@@ -65,7 +72,7 @@ export class DropLinkService {
       uploads: UploadService;
       uploadAuth: UploadAuthService;
       notifications: NotificationService;
-      records: UploadRecords;
+      records: FileRecords;
       box: SecretBox;
       siteUrl: string;
       logger: Logger;
@@ -121,11 +128,6 @@ export class DropLinkService {
       expiresAt: link.expiresAt,
       uploader,
     };
-  }
-
-  /** Refuses before any byte is read what the requester's account cannot take (banned, out of quota). */
-  async assertCanReceive(drop: OpenDrop): Promise<void> {
-    await this.deps.uploads.assertCanUpload(drop.uploader);
   }
 
   /**

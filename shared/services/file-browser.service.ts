@@ -2,27 +2,15 @@ import { z } from 'zod';
 import type { FileRow } from '../db/schema.js';
 import { AppError } from '../errors.js';
 import type { Principal } from '../principal.js';
-import { FILE_KINDS, type FileKind, kindOf } from '../file-kinds.js';
+import type { FileView } from '../contracts/file.contract.js';
+import { FILE_KINDS } from '../file-kinds.js';
+import { validate } from '../validation.js';
 import type { FileRepository } from '../repositories/file.repository.js';
 import type { StorageDriver } from '../storage/storage-driver.js';
-import type { FileUrls } from './file-urls.js';
+import type { FileRecords } from './file-records.js';
 import { imagePreview, type Preview, videoFramePreview } from './file-preview.js';
 import type { FolderService } from './folder.service.js';
 import type { ModerationService } from './moderation.service.js';
-
-/** A file as assistants see it. */
-export interface FileView {
-  filename: string;
-  originalName: string;
-  url: string;
-  size: number;
-  mimeType: string;
-  kind: FileKind;
-  uploadedAt: string;
-  folder: { id: string; name: string } | null;
-  isPrivate: boolean;
-  expiresAt: string | null;
-}
 
 export const browseFilesSchema = z.object({
   cursor: z.string().max(200).optional().describe('nextCursor of the previous page'),
@@ -53,15 +41,17 @@ export class FileBrowserService {
       folders: FolderService;
       storage: StorageDriver;
       moderation: ModerationService;
-      urls: FileUrls;
+      records: FileRecords;
     },
   ) {}
 
   async list(account: Principal, input: BrowseFilesInput): Promise<{ files: FileView[]; nextCursor: string | null }> {
-    const query = browseFilesSchema.parse(input);
+    const query = validate(browseFilesSchema, input);
     if (query.folderId && query.folderId !== 'root') await this.deps.folders.get(account, query.folderId);
-    const rows = await this.deps.files.browse(account.id, {
+    const { rows } = await this.deps.files.list(account.id, {
       limit: query.limit + 1,
+      sortBy: 'timestamp',
+      sortOrder: 'desc',
       after: query.cursor ? decodeCursor(query.cursor) : undefined,
       search: query.search || undefined,
       folderId: query.folderId,
@@ -102,18 +92,7 @@ export class FileBrowserService {
   private async viewsOf(account: Principal, rows: FileRow[]): Promise<FileView[]> {
     const folders = rows.some((row) => row.folderId) ? await this.deps.folders.list(account) : [];
     const names = new Map(folders.map((folder) => [folder.id, folder.name]));
-    return rows.map((row) => ({
-      filename: row.filename,
-      originalName: row.originalName,
-      url: this.deps.urls.forFile(row, account),
-      size: row.size,
-      mimeType: row.mimeType,
-      kind: kindOf(row.mimeType),
-      uploadedAt: row.createdAt.toISOString(),
-      folder: row.folderId ? { id: row.folderId, name: names.get(row.folderId) ?? '' } : null,
-      isPrivate: row.isPrivate,
-      expiresAt: row.expiresAt?.toISOString() ?? null,
-    }));
+    return rows.map((row) => this.deps.records.viewOf(row, account, names));
   }
 }
 

@@ -2,6 +2,7 @@ import { AppError } from '../errors.js';
 import type { AccountUsage, Principal } from '../principal.js';
 import type { AccountService } from './account.service.js';
 import { FOLDER_KEY_PREFIX, type FolderKeyService } from './folder-key.service.js';
+import type { FolderService } from './folder.service.js';
 import type { Uploader } from './upload.service.js';
 
 /** Turns the key of an upload request into who uploads and where the file goes. */
@@ -9,6 +10,7 @@ export class UploadAuthService {
   constructor(
     private readonly accounts: AccountService,
     private readonly folderKeys: FolderKeyService,
+    private readonly folders: FolderService,
   ) {}
 
   /**
@@ -32,5 +34,11 @@ export class UploadAuthService {
   uploaderFor(account: Principal, folderId: string | null, usage?: AccountUsage): Uploader {
     if (account.status === 'banned') throw AppError.forbidden('This account is banned');
     return { account, folderId, usage };
+  }
+
+  /** A signed-in caller uploading into one of its own folders (checked), or its default one. */
+  async uploaderInFolder(account: Principal, folderId: string | null | undefined): Promise<Uploader> {
+    const target = folderId ? (await this.folders.get(account, folderId)).id : null;
+    return this.uploaderFor(account, target);
   }
 }

@@ -1,16 +1,19 @@
 import type { Readable } from 'node:stream';
+import type { Expiry } from '../contracts/expiry.contract.js';
+import type { UploadResult } from '../contracts/upload.contract.js';
 import { randomHex, sha256 } from '../crypto.js';
 import type { FileRow } from '../db/schema.js';
 import { AppError, isAppError } from '../errors.js';
 import { jobIds, type JobQueues } from '../jobs.js';
 import type { Logger } from '../logger.js';
 import type { Plans } from '../plans.js';
+import type { RateLimits } from '../rate-limits.js';
 import type { AccountUsage, Principal } from '../principal.js';
 import type { UploadChargeRepository } from '../repositories/upload-charge.repository.js';
 import { newObjectKey, type StorageDriver } from '../storage/index.js';
 import { secondsUntilNextUtcDay } from '../time.js';
 import { todayCountOf } from './account.service.js';
-import { expiresAtFor, type Expiry } from './expiry.js';
+import { expiresAtFor } from './expiry.js';
 import { chooseExtension, cleanOriginalName, generateFilename, generateShortCode } from './file-naming.js';
 import type { FileUrls } from './file-urls.js';
 import { type Sniffed, sniffBody, type SniffOptions } from './media-sniffer.js';
@@ -39,19 +42,16 @@ export interface CommitOptions {
   source: string;
 }
 
-/** The spec's upload result, plus a deletion link that does not carry the account key. */
-export interface UploadResult {
-  url: string;
-  filename: string;
-  originalFilename: string;
-  mimeType: string;
-  sizeBytes: number;
-  expiry: string | null;
-  deletionUrl: string;
+
+/** How an upload comes in, and from which address (whoever uploads without an account is limited by it). */
+export interface Admission {
+  via?: 'upload' | 'drop' | 'replace';
+  ip?: string | undefined;
 }
 
 export interface UploadServiceDeps {
   storage: StorageDriver;
+  rates: Pick<RateLimits, 'uploadsByKey' | 'uploadsByIp' | 'dropsByIp'>;
   charges: UploadChargeRepository;
   plans: Plans;
   urls: FileUrls;
@@ -76,10 +76,22 @@ export class UploadService {
   }
 
   /**
-   * Refuses early, before any byte is read, what would certainly be refused at commit. The account's
-   * usage is read here (the one query an upload adds to its authentication and its charge).
+   * The one gate every way in passes before any byte is read: multipart, URL, tus and the MCP tools
+   * (`upload`), a drop link (`drop`: its stranger's address is limited, the requester's account
+   * checked) and replace (`replace`: charged only its growth, atomically, and never counted as a new
+   * file). It takes one upload from the caller's rate limit and refuses what would certainly be
+   * refused at commit.
    */
-  async assertCanUpload({ account, usage: known }: Uploader): Promise<void> {
+  async admit(uploader: Uploader, { via = 'upload', ip }: Admission = {}): Promise<void> {
+    const { rates } = this.deps;
+    if (via === 'drop') await rates.dropsByIp.consume(required(ip));
+    else if (uploader.account) await rates.uploadsByKey.consume(uploader.account.id);
+    else await rates.uploadsByIp.consume(required(ip));
+    if (via !== 'replace') await this.assertCanUpload(uploader);
+  }
+
+  /** The account's usage is read here: the one query an upload adds to its authentication and its charge. */
+  private async assertCanUpload({ account, usage: known }: Uploader): Promise<void> {
     if (!account) return;
     if (account.status === 'banned') throw AppError.forbidden('This account is banned');
     const plan = this.deps.plans.of(account.plan);
@@ -194,4 +206,9 @@ export class UploadService {
       deletionUrl: `${this.deps.baseUrl}/api/delete/${encodeURIComponent(file.filename)}?token=${deletionToken}`,
     };
   }
+}
+
+function required(ip: string | undefined): string {
+  if (!ip) throw new Error('an upload without an account is admitted by its address');
+  return ip;
 }

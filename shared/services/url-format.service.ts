@@ -2,11 +2,9 @@ import { AppError } from '../errors.js';
 import type { Plans } from '../plans.js';
 import type { Principal } from '../principal.js';
 import type { AccountRepository } from '../repositories/account.repository.js';
-import type { FileUrls, UrlFormat } from './file-urls.js';
+import type { AccountUrlFormat } from '../contracts/values.js';
+import type { FileUrls } from './file-urls.js';
 
-/** The styles an account can choose for its new uploads. */
-export const URL_FORMATS = ['subdomain', 'short', 'custom'] as const satisfies readonly UrlFormat[];
-export type AccountUrlFormat = (typeof URL_FORMATS)[number];
 
 const MESSAGES: Record<AccountUrlFormat, string> = {
   subdomain: 'New uploads will use your personal subdomain',

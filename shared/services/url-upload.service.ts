@@ -10,7 +10,8 @@ import { principalOf } from '../principal.js';
 import { createRedis } from '../redis.js';
 import type { AccountRepository } from '../repositories/account.repository.js';
 import type { UploadAuthService } from './upload-auth.service.js';
-import type { UploadResult, UploadService } from './upload.service.js';
+import type { UploadResult } from '../contracts/upload.contract.js';
+import type { UploadService } from './upload.service.js';
 
 type UrlFetch = JobPayloads['url.fetch'];
 

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { eq } from 'drizzle-orm';
 import { Readable } from 'node:stream';
 import { accounts, files as filesTable } from '../../shared/db/schema.js';
-import type { UploadResult } from '../../shared/services/upload.service.js';
+import type { UploadResult } from '../../shared/contracts/upload.contract.js';
 import { pngBytes } from '../helpers/media.js';
 import { createTestEnv, type TestEnv } from '../helpers/test-env.js';
 import { upload } from '../helpers/uploads.js';

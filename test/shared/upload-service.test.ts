@@ -17,6 +17,7 @@ describe('UploadService: a generated name taken by a concurrent upload', () => {
     // The same generator the service uses, pinned to one name to force the collision.
     const uploads = new UploadService({
       storage: c.storage,
+      rates: c.rateLimits,
       charges: c.repositories.charges,
       plans: c.plans,
       urls: c.urls,

@@ -1,5 +1,6 @@
 import { formatDate } from '../format.js';
 import type { FileRecord, ModerationState } from '../types.js';
+import { EXPIRY_OPTIONS } from '../../../../../shared/contracts/values.js';
 
 // How a file's kind, origin, moderation and expiry read on screen.
 
@@ -44,12 +45,11 @@ export function sourceText(source: string): string {
   return SOURCES[source] ?? source;
 }
 
-const EXPIRY: Record<string, string> = { '1h': '1 hour', '6h': '6 hours', '1d': '1 day', '7d': '7 days', '30d': '30 days' };
 
 /** "Never", or the date it goes (and the choice made at upload). */
 export function expiryText(file: Pick<FileRecord, 'expiry' | 'expiresAt'>): string {
   if (!file.expiresAt) return 'Never';
-  const chosen = file.expiry ? EXPIRY[file.expiry] : undefined;
+  const chosen = EXPIRY_OPTIONS.find((option) => option.value && option.value === file.expiry)?.label;
   return chosen ? `${formatDate(file.expiresAt)} (${chosen} after upload)` : formatDate(file.expiresAt);
 }
 

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import type { FileRecord, Folder, Profile } from '../types.js';
+import type { DashboardUser, FileRecord, Folder } from '../types.js';
 import { type ListQuery, listFiles } from './file-api.js';
 
 const PAGE_SIZE = 24;
@@ -7,7 +7,7 @@ const PAGE_SIZE = 24;
 interface ListState {
   files: FileRecord[];
   folders: Folder[];
-  user: Profile | undefined;
+  user: DashboardUser | undefined;
   /** files matching the query, as the server counts them */
   total: number;
   page: number;

@@ -1,11 +1,11 @@
 import { formatBytes } from '../format.js';
-import type { Profile } from '../types.js';
+import type { DashboardUser } from '../types.js';
 
 /** Today's uploads and the storage used, against the plan's limits: bars with the numbers in words. */
-export function UsageMeters({ user }: { user: Profile }) {
-  const today = user.usage.todayCount ?? 0;
+export function UsageMeters({ user }: { user: DashboardUser }) {
+  const today = user.usage.todayCount;
   const daily = user.limits.dailyLimit;
-  const remaining = user.usage.remaining ?? Math.max(0, daily - today);
+  const remaining = user.usage.remaining;
   const used = user.usage.monthlyStorageUsed;
   const storage = user.limits.monthlyStorageLimit;
   return (

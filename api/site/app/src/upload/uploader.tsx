@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { moveFiles } from '../files/file-api.js';
-import type { UploadConfig, UploadResult } from '../types.js';
+import type { DashboardUser, UploadConfig, UploadResult } from '../types.js';
 import { useLoad } from '../ui.js';
 import { filesOf, namedForPaste } from './dropped-files.js';
 import { UploadQueue } from './upload-queue.js';
@@ -12,7 +12,7 @@ export interface UploaderProps {
   /** where finished uploads are filed: a folder's id, `root`, or null to leave them where the account's uploads land */
   folderId: string | null;
   /** the uploader's plan (null: an anonymous visitor): files over its ceiling are refused before sending */
-  plan?: string | null | undefined;
+  plan?: DashboardUser['plan'] | null | undefined;
   /** each finished upload, once filed */
   onUploaded?: ((result: UploadResult) => void) | undefined;
 }
@@ -29,7 +29,7 @@ function queueOfPage(): UploadQueue {
     maxBytes() {
       const { props, config } = mounted;
       if (!props || !config || props.plan === undefined) return undefined;
-      return props.plan === null ? config.maxFileSize.anonymous : (config.maxFileSize[props.plan] ?? config.maxFileSize.registered);
+      return props.plan === null ? config.maxFileSize.anonymous : config.maxFileSize[props.plan];
     },
     async afterUpload(result, item) {
       let note: string | undefined;

@@ -1,0 +1,15 @@
+import { z } from 'zod';
+import { MCP_SCOPE_NAMES } from '../services/oauth/oauth-scopes.js';
+import { isoDate } from './common.contract.js';
+
+export const connectionSchema = z
+  .object({
+    clientId: z.string(),
+    clientName: z.string().nullable(),
+    clientUri: z.string().nullable(),
+    scopes: z.array(z.enum(MCP_SCOPE_NAMES)),
+    connectedAt: isoDate,
+    lastUsedAt: isoDate.nullable(),
+  })
+  .meta({ id: 'Connection', description: 'An AI assistant (OAuth client) connected to the account' });
+export type Connection = z.output<typeof connectionSchema>;
