@@ -18,12 +18,17 @@ interface Invalidation {
   objectKeys: string[];
 }
 
-// How long a change waits for every subscribed process to confirm; a process that has not by then
-// has stopped answering, and its own heartbeat empties its cache within HEARTBEAT_MS.
+// How long a change waits for every subscribed process to confirm. A process that has not by then
+// (paused, starved) serves nothing from its cache until a heartbeat proves it has read the change.
 const ACK_TIMEOUT_MS = 250;
 
-// How often a web process checks that its subscription still answers, and how long it waits.
-const HEARTBEAT_MS = 5_000;
+// A heartbeat's PONG comes after every message published before its PING (one connection, in order):
+// the cache may answer for FRESH_MS after the PING was sent. FRESH_MS < ACK_TIMEOUT_MS, so a change
+// answered without this process's acknowledgement is always newer than what the cache may still answer
+// (the margin is for timers that fire a little early).
+const HEARTBEAT_MS = 100;
+const FRESH_MS = 200;
+// A heartbeat unanswered this long: the connection is dropped and made again.
 const HEARTBEAT_TIMEOUT_MS = 2_000;
 
 /**
@@ -110,12 +115,20 @@ export class CachePurgeService {
     await subscriber.subscribe(this.channel, this.ackChannel);
     this.subscribed = true;
     cache.resume();
+    let beating = false;
     const heartbeat = setInterval(() => {
-      if (subscriber.status !== 'ready') return;
-      redisWithin(subscriber.ping(), HEARTBEAT_TIMEOUT_MS, 'subscriber heartbeat').catch(() => {
-        cache.suspend();
-        subscriber.disconnect(true);
-      });
+      if (beating || subscriber.status !== 'ready') return;
+      beating = true;
+      const sentAt = performance.now();
+      redisWithin(subscriber.ping(), HEARTBEAT_TIMEOUT_MS, 'subscriber heartbeat')
+        .then(
+          () => cache.confirm(sentAt, sentAt + FRESH_MS),
+          () => {
+            cache.suspend();
+            subscriber.disconnect(true);
+          },
+        )
+        .finally(() => (beating = false));
     }, HEARTBEAT_MS).unref();
     return () => {
       clearInterval(heartbeat);

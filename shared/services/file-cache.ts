@@ -24,21 +24,28 @@ export function cacheKeysOf(file: Pick<FileRow, 'accountId' | 'filename' | 'shor
  * A small per-process cache of file lookups for serving hot files without a query each time. It
  * caches only while invalidations can reach it (`resume` once subscribed, `suspend` as soon as the
  * subscription may have missed one); any change drops entries here at once and, through CachePurgeService's
- * message, in every other process before the change is answered.
+ * message, in every other process before the change is answered. It answers from memory only shortly
+ * after a `confirm`: a process that was paused or starved may have a change's message still unread.
  */
 export class FileCache {
   private readonly entries = new Map<string, { value: FileRow; until: number }>();
   // Bumped by every invalidation: a lookup that was in flight meanwhile may have read the old row.
   private generation = 0;
   private live = false;
+  // On the monotonic clock (performance.now), which runs on while the process is stopped.
+  private liveSince = 0;
+  private confirmedUntil = 0;
 
   /** `bodies`: the bytes of small hot files, dropped with their file's lookups. */
   constructor(readonly bodies = new FileBodyCache(0, 0)) {}
 
   get(key: string): FileRow | undefined {
+    const now = performance.now();
+    // Unconfirmed for too long: read through (entries stay; the next confirmation comes after the unread messages).
+    if (now >= this.confirmedUntil) return undefined;
     const entry = this.entries.get(key);
     if (!entry) return undefined;
-    if (entry.until < Date.now()) {
+    if (entry.until < now) {
       this.entries.delete(key);
       return undefined;
     }
@@ -58,7 +65,7 @@ export class FileCache {
     const generation = this.generation;
     const row = await load();
     if (row && this.live && generation === this.generation) {
-      this.entries.set(key, { value: row, until: Date.now() + TTL_MS });
+      this.entries.set(key, { value: row, until: performance.now() + TTL_MS });
       if (this.entries.size > MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
     }
     return row;
@@ -70,15 +77,25 @@ export class FileCache {
     this.bodies.drop(objectKeys);
   }
 
-  /** Invalidations may no longer arrive: forget everything and read through until `resume`. */
+  /**
+   * Every invalidation published before `sentAt` (performance.now) has been applied, so entries may be
+   * served until `until`. Proofs from before the last `resume` (another connection) count for nothing.
+   */
+  confirm(sentAt: number, until: number): void {
+    if (this.live && sentAt >= this.liveSince && until > this.confirmedUntil) this.confirmedUntil = until;
+  }
+
+  /** Invalidations may no longer arrive: forget everything and read through until `resume` and a `confirm`. */
   suspend(): void {
     this.generation += 1;
     this.live = false;
+    this.confirmedUntil = 0;
     this.entries.clear();
   }
 
   resume(): void {
     this.generation += 1;
     this.live = true;
+    this.liveSince = performance.now();
   }
 }

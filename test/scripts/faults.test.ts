@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -90,6 +90,9 @@ type Web = Awaited<ReturnType<Service['web']>>;
 
 /** The last lines a process printed, for a failing assertion's message. */
 const tail = (p: StartedProcess) => p.output().split('\n').slice(-15).join('\n');
+
+/** A process's state letter from /proc (`T` once a SIGSTOP has taken hold). */
+const processState = async (pid: number) => (await readFile(`/proc/${pid}/stat`, 'utf8')).replace(/^.*\) /s, '')[0];
 
 /** POST /api/upload (JSON answer) of a small PNG, with the form `fields` given. */
 function uploadVia(web: Web, apiKey: string, fields: Record<string, string> = {}): Promise<ApiResponse> {
@@ -221,6 +224,24 @@ describe('Reliability under faults: real processes, engines that stop (issue 23)
           const res = await webA.api.delete(`/api/user/images/${filename}`, { key: alice.apiKey });
           expect(res.status, res.text).to.equal(200);
           expect(await onB(url), `file ${i + 1}: GET on B after delete`).to.equal(404);
+        }
+      });
+
+      it('B paused (SIGSTOP) past the acknowledgement window while A changes a file: its first GET after SIGCONT is not the old state', async () => {
+        // A stand-in for a long GC pause or a starved CPU; A answers without B's acknowledgement.
+        const changes = [
+          (filename: string) => webA.api.patch(`/api/user/images/${filename}/privacy`, { key: alice.apiKey, json: { isPrivate: true } }),
+          (filename: string) => webA.api.delete(`/api/user/images/${filename}`, { key: alice.apiKey }),
+          (filename: string) => webA.api.put(`/api/user/images/${filename}/rename`, { key: alice.apiKey, json: { newFilename: `moved-${randomBytes(4).toString('hex')}.png` } }),
+        ];
+        for (let round = 1; round <= 30; round++) {
+          const { filename, url } = await uploadWarmOnB();
+          webB.child.kill('SIGSTOP');
+          await eventually(async () => (await processState(webB.child.pid!)) === 'T', 5000);
+          const res = await changes[round % changes.length]!(filename);
+          expect(res.status, res.text).to.equal(200);
+          webB.child.kill('SIGCONT');
+          expect(await onB(url), `round ${round}: B's first GET after it resumed`).to.equal(404);
         }
       });
     });
