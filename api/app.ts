@@ -1,12 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { bodyParser } from '@koa/bodyparser';
 import type { Redis } from 'ioredis';
 import Koa from 'koa';
 import type { Container } from '../shared/container.js';
-import { AppError } from '../shared/errors.js';
 import { MCP_SCOPE_NAMES, mcpResourceOf } from '../shared/services/oauth/oauth-scopes.js';
 import type { NotificationHub } from '../shared/services/notification-hub.js';
+import { parseBodies } from './middleware/body-parser.middleware.js';
 import { errorHandler, notFound } from './middleware/error.middleware.js';
+import { refuseUnstorableUrls } from './middleware/input-hygiene.middleware.js';
 import { requireRedisForChanges } from './middleware/redis-gate.middleware.js';
 import { RequestRecorder, requestContext } from './middleware/request-context.middleware.js';
 import { mcpRoutes } from './mcp/mcp.routes.js';
@@ -56,6 +56,7 @@ export async function createApp(container: Container, hub: NotificationHub, subs
   const headers = new FileHeaderCache(container.config.cacheControlPublic);
   app.use(requestContext(recorder));
   app.use(errorHandler(container.logger, container.health));
+  app.use(refuseUnstorableUrls);
   app.use(hostedFiles(container, headers));
   app.use(metricsRoutes(metrics, container.config.metricsToken).routes());
   app.use(healthRoutes(services.readiness).routes());
@@ -65,19 +66,8 @@ export async function createApp(container: Container, hub: NotificationHub, subs
   app.use(requireRedisForChanges(container.redis));
   // Before the body parser: tus reads its own bodies.
   app.use(tus.middleware);
-  app.use(
-    bodyParser({
-      // Forms: the consent page and the account page's buttons.
-      enableTypes: ['json', 'form'],
-      jsonLimit: '1mb',
-      formLimit: '64kb',
-      onError: (err) => {
-        throw (err as { status?: number }).status === 413
-          ? AppError.tooLarge('JSON body is larger than 1 MB')
-          : AppError.badRequest('Malformed JSON body');
-      },
-    }),
-  );
+  // Forms: the consent page and the account page's buttons.
+  app.use(parseBodies({ jsonLimit: 1024 * 1024, formLimit: 64 * 1024 }));
   app.use(api.routes());
   app.use(interactionRoutes(provider, container).routes());
   app.use(pages.routes());

@@ -1,13 +1,13 @@
-import { bodyParser } from '@koa/bodyparser';
 import { Router } from '@koa/router';
 import { hostHeaderValidation, originValidation, toNodeHandler } from '@modelcontextprotocol/node';
 import type { Middleware } from 'koa';
 import type { Config } from '../../shared/config.js';
 import { AppError } from '../../shared/errors.js';
 import { MCP_SCOPE_NAMES, mcpResourceOf } from '../../shared/services/oauth/oauth-scopes.js';
+import { parseJson, readBody } from '../middleware/body-parser.middleware.js';
 import type { AccessTokenVerifier } from '../oauth/access-tokens.js';
 import { LOOPBACK_HOSTS } from '../oauth/provider.js';
-import type { AppState } from '../state.js';
+import type { AppContext, AppState } from '../state.js';
 import { bearerTokenOf, holdsScopes, mcpPrincipalOf, requireMcpToken } from './bearer.middleware.js';
 import { authInfoOf, createMcpEndpoint, type McpServerDeps } from './mcp-server.js';
 import { TOOL_SCOPES } from './tools/index.js';
@@ -15,6 +15,27 @@ import { TOOL_SCOPES } from './tools/index.js';
 interface JsonRpcMessage {
   method?: unknown;
   params?: { name?: unknown };
+}
+
+type Messages = JsonRpcMessage | JsonRpcMessage[];
+const JSON_RPC_KINDS: Record<number, [number, string]> = { 413: [-32000, 'Payload Too Large'], 415: [-32000, 'Unsupported Media Type'] };
+
+/**
+ * The JSON-RPC body, read by the rules every JSON body follows; false when refused, answered as the
+ * SDK answers its own refusals (a JSON-RPC error, id null): a parse error (-32700) for malformed or
+ * too deep JSON, an invalid request (-32600) for text that cannot be stored.
+ */
+async function messagesOf(ctx: AppContext, maxBody: number): Promise<Messages | undefined | false> {
+  if (ctx.method !== 'POST' || !ctx.is('json')) return undefined;
+  try {
+    return parseJson(await readBody(ctx, maxBody)) as Messages;
+  } catch (err) {
+    if (!(err instanceof AppError) || !err.expose) throw err;
+    const [code, kind] = JSON_RPC_KINDS[err.status] ?? (err.code === 'unstorable_text' ? [-32600, 'Invalid Request'] : [-32700, 'Parse error']);
+    ctx.status = err.status;
+    ctx.body = { jsonrpc: '2.0', error: { code, message: `${kind}: ${err.message}` }, id: null };
+    return false;
+  }
 }
 
 /**
@@ -56,16 +77,9 @@ export function mcpRoutes(verifier: AccessTokenVerifier, config: Pick<Config, 'b
     }
     await next();
   };
-  const body = bodyParser({
-    enableTypes: ['json'],
-    jsonLimit: maxBody,
-    onError: (err) => {
-      throw (err as { status?: number }).status === 413 ? AppError.tooLarge(`An MCP request is at most ${maxBody} bytes`) : AppError.badRequest('Malformed JSON body');
-    },
-  });
-
-  router.all('/mcp', hostAndOrigin, requireMcpToken(verifier, baseUrl), body, async (ctx) => {
-    const parsed = ctx.is('application/json') ? (ctx.request.body as JsonRpcMessage | JsonRpcMessage[] | undefined) : undefined;
+  router.all('/mcp', hostAndOrigin, requireMcpToken(verifier, baseUrl), async (ctx) => {
+    const parsed = await messagesOf(ctx, maxBody);
+    if (parsed === false) return;
     const needed = [parsed ?? []]
       .flat()
       .map((message) => (message?.method === 'tools/call' ? TOOL_SCOPES[String(message.params?.name)] : undefined))

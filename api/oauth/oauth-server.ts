@@ -1,7 +1,12 @@
+import type { IncomingMessage } from 'node:http';
+import { Readable } from 'node:stream';
 import type { Middleware } from 'koa';
 import type Provider from 'oidc-provider';
+import { AppError } from '../../shared/errors.js';
 import type { RateLimits } from '../../shared/rate-limits.js';
-import type { AppState } from '../state.js';
+import { isStorablePercentEncoded, unstorableText } from '../../shared/text-hygiene.js';
+import { parseJson, readBody } from '../middleware/body-parser.middleware.js';
+import type { AppContext, AppState } from '../state.js';
 import { INTERACTION_PATH, OAUTH_PREFIX } from './provider.js';
 
 const DISCOVERY = '/.well-known/openid-configuration';
@@ -9,16 +14,35 @@ const DISCOVERY = '/.well-known/openid-configuration';
 const AUTHORIZATION_SERVER_METADATA = '/.well-known/oauth-authorization-server';
 const REGISTRATION = `${OAUTH_PREFIX}/register`;
 const AUTHORIZATION = `${OAUTH_PREFIX}/authorize`;
+// oidc-provider's own limit on the bodies it reads.
+const PROVIDER_BODY_LIMIT = 56 * 1024;
 
-function isProviderPath(path: string): boolean {
+export function isProviderPath(path: string): boolean {
   if (path === DISCOVERY || path === AUTHORIZATION_SERVER_METADATA) return true;
   return path.startsWith(`${OAUTH_PREFIX}/`) && !path.startsWith(`${INTERACTION_PATH}/`);
 }
 
+/** A request refused before the provider saw it, in OAuth's error shape (RFC 6749 §5.2). */
+export function answerOAuthRefusal(ctx: AppContext, refusal: AppError): void {
+  ctx.status = refusal.status;
+  ctx.body = { error: 'invalid_request', error_description: refusal.message };
+}
+
 /**
- * Hands the authorization server's endpoints to oidc-provider's own app (it parses its own bodies
- * and answers OAuth errors in OAuth's shape). Open registration is limited per IP first.
+ * oidc-provider reads its own bodies, so it is handed a copy of the request whose body was read and
+ * checked here first: a form or JSON body holding text that cannot be stored never reaches it.
  */
+async function checkedRequest(ctx: AppContext): Promise<IncomingMessage> {
+  if (ctx.method !== 'POST' || !ctx.is('urlencoded', 'json')) return ctx.req;
+  const body = await readBody(ctx, PROVIDER_BODY_LIMIT);
+  if (ctx.is('json')) parseJson(body);
+  else if (!isStorablePercentEncoded(body)) throw unstorableText();
+  const { req } = ctx;
+  const replay = Readable.from([body], { objectMode: false });
+  const { headers, rawHeaders, method, url, httpVersion, httpVersionMajor, httpVersionMinor, socket } = req;
+  return Object.assign(replay, { headers, rawHeaders, method, url, httpVersion, httpVersionMajor, httpVersionMinor, socket, connection: socket }) as unknown as IncomingMessage;
+}
+
 /**
  * An authorization request that names no scope asks for the default (RFC 6749 §3.3): every MCP
  * scope, each of which the user may still untick. (oidc-provider itself never grants an unasked scope.)
@@ -30,6 +54,10 @@ function withDefaultScope(querystring: string, defaultScope: string): string | u
   return params.toString();
 }
 
+/**
+ * Hands the authorization server's endpoints to oidc-provider's own app (it answers OAuth errors in
+ * OAuth's shape). Open registration is limited per IP first.
+ */
 export function oauthServer(
   provider: Provider,
   { issuer, defaultScope }: { issuer: string; defaultScope: string },
@@ -51,7 +79,14 @@ export function oauthServer(
     ctx.req.headers['x-forwarded-host'] = host;
     ctx.req.headers['x-forwarded-proto'] = protocol.slice(0, -1);
     ctx.state.route = `${OAUTH_PREFIX}/*`;
+    let req: IncomingMessage;
+    try {
+      req = await checkedRequest(ctx);
+    } catch (err) {
+      if (err instanceof AppError && err.expose) return answerOAuthRefusal(ctx, err);
+      throw err;
+    }
     ctx.respond = false;
-    await callback(ctx.req, ctx.res);
+    await callback(req, ctx.res);
   };
 }

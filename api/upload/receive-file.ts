@@ -1,6 +1,7 @@
 import multer from '@koa/multer';
 import { AppError } from '../../shared/errors.js';
 import type { UploadService } from '../../shared/services/upload.service.js';
+import { isStorableValue, unstorableText } from '../../shared/text-hygiene.js';
 import type { AppContext } from '../state.js';
 import { parseMultipart } from './parse-multipart.js';
 import { type ReceivedFile, StreamStorage } from './stream-storage.js';
@@ -21,5 +22,11 @@ export async function receiveSingleFile(ctx: AppContext, uploads: UploadService,
   await parseMultipart(ctx, multer(options).any(), () => AppError.storageUnavailable());
   const [file] = (ctx.files ?? []) as ReceivedFile[];
   if (!file) throw AppError.badRequest('No file: send one file in the field "file" or "image"');
-  return { file, fields: (ctx.request.body ?? {}) as Record<string, unknown> };
+  const fields = (ctx.request.body ?? {}) as Record<string, unknown>;
+  // The form's text is checked once the body is parsed, when the file is stored already.
+  if (!isStorableValue({ fields, name: file.originalname })) {
+    await uploads.discard(file.received.objectKey);
+    throw unstorableText();
+  }
+  return { file, fields };
 }

@@ -3,7 +3,7 @@ import type { SecretBox } from '../../crypto.js';
 import { type Principal, principalOf } from '../../principal.js';
 import type { AccountRepository } from '../../repositories/account.repository.js';
 import type { OAuthModelRepository } from '../../repositories/oauth-model.repository.js';
-import { oidcAdapterFactory } from './oidc-adapter.js';
+import { oidcAdapterFactory, type RefuseText } from './oidc-adapter.js';
 import { loadSigningKey, type SigningJwk } from './signing-keys.js';
 
 /** What the authorization server keeps and asks of the domain: its state, its key, who may sign in. */
@@ -14,9 +14,9 @@ export class AuthorizationStore {
     private readonly box: SecretBox,
   ) {}
 
-  /** oidc-provider's storage, on PostgreSQL. */
-  adapter(clockToleranceSeconds: number): AdapterFactory {
-    return oidcAdapterFactory(this.models, clockToleranceSeconds);
+  /** oidc-provider's storage, on PostgreSQL; `refuse` makes the provider's error for text it cannot store. */
+  adapter(clockToleranceSeconds: number, refuse: RefuseText): AdapterFactory {
+    return oidcAdapterFactory(this.models, clockToleranceSeconds, refuse);
   }
 
   /** Keys of the provider's signed cookies, derived from SECRET_KEY so every process shares them. */
