@@ -112,12 +112,13 @@ describe('safeFetch', () => {
           res.writeHead(hops > 0 ? 301 : 200, hops > 0 ? { Location: `chain?left=${hops - 1}` } : {});
           res.end(hops > 0 ? '' : 'end of chain');
           return;
-        case '/trickle':
+        case '/trickle': {
           res.writeHead(200, { 'Content-Type': 'application/octet-stream' });
           stalled.push(res);
           const tick = setInterval(() => res.write('x'), 100);
           res.on('close', () => clearInterval(tick));
           return;
+        }
         case '/cut':
           res.writeHead(200, { 'Content-Length': '100' });
           res.write('partial', () => setTimeout(() => res.destroy(), 20));
