@@ -185,6 +185,25 @@ describe('RedisLocker (tus upload locks across processes)', () => {
     await waiter.unlock();
   });
 
+  it("hands a crashed process's lock over within seconds by default, and wakes the waiter at its expiry", async function () {
+    this.timeout(10_000);
+    const a = await startProcess();
+    const b = await startProcess();
+    const id = uploadId();
+    await a.locker.newLock(id).lock(never(), ignore);
+    const crashedAt = Date.now();
+    const expiresBy = crashedAt + (await admin.pttl(keyOf(id)));
+    a.redis.disconnect();
+    a.subscriber.disconnect();
+
+    const waiter = b.locker.newLock(id);
+    await waiter.lock(never(), ignore);
+    expect(Date.now() - crashedAt).to.be.below(5000);
+    // Not a poll interval after the expiry: the waiter knew when the key would go.
+    expect(Date.now() - expiresBy).to.be.below(300);
+    await waiter.unlock();
+  });
+
   it("does not release someone else's lock when unlocking one it has lost, and tells the old holder to stop", async () => {
     const a = await startProcess({ ttlMs: 300 });
     const b = await startProcess();

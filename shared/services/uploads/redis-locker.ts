@@ -9,7 +9,7 @@ export interface RedisLockerOptions {
   subscriber: Redis;
   /** prefix of the lock keys (`${prefix}:${uploadId}`) and of the two channels, e.g. `hfs:tus-lock` */
   prefix: string;
-  /** how long a crashed holder's lock outlives it; a live holder renews its lock every third of this */
+  /** how long a crashed holder's lock outlives it (default 3 s); a live holder renews its lock every third of this */
   ttlMs?: number;
   /** how long a request waits for a held lock before ERR_LOCK_TIMEOUT, as MemoryLocker's acquireLockTimeout */
   acquireTimeoutMs?: number;
@@ -22,6 +22,8 @@ interface Holding {
   renewal: NodeJS.Timeout;
 }
 
+// Takes a free lock ('OK'), or answers the holder's time left in ms (-2 if it just went).
+const TAKE = `if redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return 'OK' end return redis.call('pttl', KEYS[1])`;
 const RENEW = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end return 0`;
 // Deletes and announces in one step, so a waiter is never woken for a lock that is not free.
 const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then redis.call('del', KEYS[1]) redis.call('publish', ARGV[2], ARGV[3]) return 1 end return 0`;
@@ -46,7 +48,9 @@ export class RedisLocker implements Locker {
   private readonly waiters = new Map<string, Set<() => void>>();
   private listening = false;
 
-  constructor({ redis, subscriber, prefix, ttlMs = 30_000, acquireTimeoutMs = 30_000 }: RedisLockerOptions) {
+  // A short TTL, kept alive by renewal: an upload whose web process was killed mid-PATCH can be resumed
+  // elsewhere after a few seconds, not after half a minute.
+  constructor({ redis, subscriber, prefix, ttlMs = 3000, acquireTimeoutMs = 30_000 }: RedisLockerOptions) {
     this.redis = redis;
     this.subscriber = subscriber;
     this.prefix = prefix;
@@ -111,27 +115,33 @@ export class RedisLocker implements Locker {
     for (;;) {
       const left = deadline - Date.now();
       if (signal.aborted || left <= 0) throw ERRORS.ERR_LOCK_TIMEOUT;
-      // Waiting starts before the attempt, so a release right after a failed SET still wakes us.
-      const release = this.nextRelease(id, Math.min(this.pollMs, left), signal);
+      // Waiting starts before the attempt, so a release right after a failed attempt still wakes us.
+      const release = this.nextRelease(id, signal);
       try {
-        if ((await this.redis.set(key, token, 'PX', this.ttlMs, 'NX')) === 'OK') return this.hold(id, token, cancelReq);
+        const taken = await this.redis.eval(TAKE, 1, key, token, this.ttlMs);
+        if (taken === 'OK') return this.hold(id, token, cancelReq);
         await this.redis.publish(this.releaseRequests, id);
-        await release.wait;
+        // A crashed holder never answers: the waiter tries again when its key expires, if that comes first.
+        await release.wait(Math.min(this.pollMs, left, Math.max(Number(taken), 0)));
       } finally {
         release.stop();
       }
     }
   }
 
-  /** Resolves when `id` is released, after `waitMs`, or when `signal` aborts, whichever comes first. */
-  private nextRelease(id: string, waitMs: number, signal: AbortSignal): { wait: Promise<void>; stop: () => void } {
+  /** `wait(ms)` resolves when `id` is released, after `ms`, or when `signal` aborts, whichever comes first. */
+  private nextRelease(id: string, signal: AbortSignal): { wait: (ms: number) => Promise<void>; stop: () => void } {
     let wake!: () => void;
-    const wait = new Promise<void>((resolve) => (wake = resolve));
-    const timer = setTimeout(wake, waitMs);
+    const woken = new Promise<void>((resolve) => (wake = resolve));
+    let timer: NodeJS.Timeout | undefined;
     signal.addEventListener('abort', wake);
     let wakers = this.waiters.get(id);
     if (!wakers) this.waiters.set(id, (wakers = new Set()));
     wakers.add(wake);
+    const wait = (ms: number) => {
+      timer = setTimeout(wake, ms);
+      return woken;
+    };
     const stop = () => {
       clearTimeout(timer);
       signal.removeEventListener('abort', wake);
