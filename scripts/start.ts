@@ -2,8 +2,9 @@ import { spawn } from 'node:child_process';
 import { setPriority } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { LOOPBACK_HOSTS } from '../api/oauth/provider.js';
 import { startWebServer } from '../api/server.js';
-import { checkPort, loadConfig, StartupError } from '../shared/config.js';
+import { checkPort, loadConfig, StartupError, type Config } from '../shared/config.js';
 import { createContainer } from '../shared/container.js';
 import { connectPostgres, openPglite } from '../shared/db/client.js';
 import { connectEmbeddedServer, serveEmbeddedDatabase } from '../shared/db/embedded-server.js';
@@ -24,6 +25,7 @@ const visionMain = path.join(path.dirname(here), '..', 'api', 'moderation', `mai
 let config = loadConfig();
 const logger = createLogger(config.logLevel);
 exitOnUncaughtErrors(logger, 'start');
+warnOfOtherVisionService(config);
 // Checked before anything is started, so a clash leaves nothing running behind.
 await checkPort(config.port, 'PORT');
 await checkPort(config.visionPort, 'VISION_PORT');
@@ -93,3 +95,17 @@ onShutdown(logger, config.shutdownTimeoutMs, async (deadline) => {
   await visionExited;
   await localRedis?.stop();
 });
+
+/**
+ * A VISION_URL on this machine but not on VISION_PORT is most likely another instance's moderation
+ * service: uploads would be judged there and /readyz would report it, not the child started here.
+ */
+function warnOfOtherVisionService({ visionUrl, visionPort }: Pick<Config, 'visionUrl' | 'visionPort'>) {
+  const url = new URL(visionUrl);
+  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+  if (!LOOPBACK_HOSTS.has(url.hostname) || port === visionPort) return;
+  logger.warn(
+    { visionUrl, visionPort },
+    `VISION_URL ${visionUrl} is not the moderation service started here on VISION_PORT ${visionPort}: uploads are judged by whatever answers at ${visionUrl}; unset VISION_URL to use this one`,
+  );
+}

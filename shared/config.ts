@@ -15,7 +15,8 @@ const envSchema = z
     NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
     BASE_URL: z.url({ protocol: /^https?$/ }).default('http://localhost:3000'),
     SITE_URL: z.url({ protocol: /^https?$/ }).optional(),
-    VISION_URL: z.url({ protocol: /^https?$/ }).default('http://localhost:3001'),
+    // Unset: the service that VISION_PORT puts on this machine, so a second instance uses its own.
+    VISION_URL: z.url({ protocol: /^https?$/ }).optional(),
     PORT: port.default(3000),
     VISION_PORT: port.default(3001),
     // Where the web process also listens with TLS for custom domains (certificates picked by SNI).
@@ -179,7 +180,7 @@ export function parseConfig(env: Env, options: ConfigOptions = {}) {
     env: e.NODE_ENV,
     baseUrl: trimSlash(e.BASE_URL),
     siteUrl: trimSlash(e.SITE_URL ?? e.BASE_URL),
-    visionUrl: trimSlash(e.VISION_URL),
+    visionUrl: trimSlash(e.VISION_URL ?? `http://localhost:${e.VISION_PORT}`),
     port: e.PORT,
     visionPort: e.VISION_PORT,
     databaseUrl: e.DATABASE_URL,

@@ -23,11 +23,14 @@ describe('npm start (all in one, embedded defaults)', function () {
   this.timeout(120_000);
   before(() => ensureBuilt());
 
-  it('starts its own Redis and the moderation service, serves the API, shares the embedded database with the admin CLI and stops on Ctrl-C', async () => {
+  it('starts its own Redis and the moderation service, warns of a VISION_URL that is another service, serves the API, shares the embedded database with the admin CLI and stops on Ctrl-C', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'hfs-start-'));
     const port = await freePort();
     const redisPort = await freePort();
     const visionPort = await freePort();
+    // Another instance's moderation service, say: not the one this start runs.
+    const otherVisionUrl = `http://127.0.0.1:${await freePort()}`;
+    const visionUrl = `http://localhost:${visionPort}`;
     const env = {
       ...process.env,
       DATA_DIR: dataDir,
@@ -35,7 +38,7 @@ describe('npm start (all in one, embedded defaults)', function () {
       BASE_URL: `http://127.0.0.1:${port}`,
       REDIS_URL: `redis://127.0.0.1:${redisPort}`,
       VISION_PORT: String(visionPort),
-      VISION_URL: `http://127.0.0.1:${visionPort}`,
+      VISION_URL: otherVisionUrl,
       DATABASE_URL: '',
       LOG_LEVEL: 'warn',
     };
@@ -52,6 +55,10 @@ describe('npm start (all in one, embedded defaults)', function () {
         await new Promise((r) => setTimeout(r, 100));
       }
       expect(output).to.include(`http://127.0.0.1:${port}/api`);
+      // One warning naming both: the VISION_URL set and the VISION_PORT the child listens on.
+      const warnings = output.split('\n').filter((line) => line.startsWith('{') && line.includes(otherVisionUrl));
+      expect(warnings, output).to.have.length(1);
+      expect(JSON.parse(warnings[0]!)).to.include({ level: 40, visionUrl: otherVisionUrl, visionPort });
       expect(await redisAnswers(env.REDIS_URL)).to.equal(true);
 
       const ping = await fetch(`http://127.0.0.1:${port}/api/ping`);
@@ -68,7 +75,7 @@ describe('npm start (all in one, embedded defaults)', function () {
       const deadlineVision = Date.now() + 60_000;
       let health: Response | undefined;
       while (!health?.ok && Date.now() < deadlineVision) {
-        health = await fetch(`${env.VISION_URL}/health`).catch(() => undefined);
+        health = await fetch(`${visionUrl}/health`).catch(() => undefined);
         if (!health?.ok) await new Promise((r) => setTimeout(r, 200));
       }
       expect(health?.status).to.equal(200);
@@ -80,10 +87,11 @@ describe('npm start (all in one, embedded defaults)', function () {
       child.kill('SIGINT');
       expect(await exited).to.equal(0);
       expect(await redisAnswers(env.REDIS_URL)).to.equal(false);
-      expect(await fetch(`${env.VISION_URL}/health`).then(() => 'up', () => 'down')).to.equal('down');
+      expect(await fetch(`${visionUrl}/health`).then(() => 'up', () => 'down')).to.equal('down');
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
       await rm(dataDir, { recursive: true, force: true });
     }
   });
 });
+

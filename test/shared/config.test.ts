@@ -25,6 +25,12 @@ describe('configuration', () => {
     expect(config.databaseUrl).to.equal(undefined);
   });
 
+  it('points VISION_URL at the VISION_PORT in use unless VISION_URL is set', () => {
+    expect(parseConfig({ DATA_DIR: dataDir, VISION_PORT: '4201' }).visionUrl).to.equal('http://localhost:4201');
+    const remote = parseConfig({ DATA_DIR: dataDir, VISION_PORT: '4201', VISION_URL: 'http://vision.internal:8080/' });
+    expect(remote.visionUrl).to.equal('http://vision.internal:8080');
+  });
+
   it('generates the embedded secret once into DATA_DIR and reuses it', () => {
     const first = parseConfig({ DATA_DIR: dataDir }).secretKey;
     expect(first).to.have.length(64);
