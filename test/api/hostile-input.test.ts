@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { MAX_JSON_DEPTH } from '../../api/middleware/body-parser.middleware.js';
 import { UNSTORABLE_TEXT } from '../../shared/text-hygiene.js';
 import { captureLogs, expectNoSqlOrStack } from '../helpers/log-capture.js';
 import { pngBytes } from '../helpers/media.js';
@@ -18,7 +19,7 @@ function encodedWith(params: Record<string, string>, name: string, escape: strin
     .join('&');
 }
 
-describe('Text that cannot be stored (NUL, invalid UTF-8) is refused where it enters, with no SQL and no stack in the log', function () {
+describe('Hostile input is refused where it enters, with no SQL and no stack in the log', function () {
   this.timeout(60_000);
   const logs = captureLogs();
   let env: TestEnv;
@@ -48,7 +49,7 @@ describe('Text that cannot be stored (NUL, invalid UTF-8) is refused where it en
       body,
     });
 
-  describe('OAuth endpoints answer 400 invalid_request', () => {
+  describe('text that cannot be stored (NUL, invalid UTF-8): OAuth endpoints answer 400 invalid_request', () => {
     const expectInvalidRequest = async (res: Response, label: string) => {
       expect(res.status, label).to.equal(400);
       expect(await res.json(), label).to.deep.equal({ error: 'invalid_request', error_description: UNSTORABLE_TEXT });
@@ -104,7 +105,7 @@ describe('Text that cannot be stored (NUL, invalid UTF-8) is refused where it en
     });
   });
 
-  describe('REST answers 400 {success: false, error}', () => {
+  describe('text that cannot be stored: REST answers 400 {success: false, error}', () => {
     const expectRefused = (res: { status: number; body: unknown }, label: string) => {
       expect(res.status, label).to.equal(400);
       expect(res.body, label).to.deep.equal({ success: false, error: UNSTORABLE_TEXT });
@@ -168,7 +169,7 @@ describe('Text that cannot be stored (NUL, invalid UTF-8) is refused where it en
     });
   });
 
-  describe('MCP answers 400 with a JSON-RPC error', () => {
+  describe('text that cannot be stored: MCP answers 400 with a JSON-RPC error', () => {
     it('in tool arguments, before any tool runs', async () => {
       for (const text of IN_JSON) {
         for (const [name, args] of [['create_folder', { name: `trips${text}` }], ['get_file', { filename: `a${text}.png` }]] as const) {
@@ -184,6 +185,37 @@ describe('Text that cannot be stored (NUL, invalid UTF-8) is refused where it en
     it('in its query string', async () => {
       const res = await mcp(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }), '/mcp?x=%00');
       expect(res.status).to.equal(400);
+      expectNoSqlOrStack(logOfTest());
+    });
+  });
+
+  describe(`JSON nested deeper than ${MAX_JSON_DEPTH} levels is refused before it is parsed`, () => {
+    const TOO_DEEP = `JSON nested deeper than ${MAX_JSON_DEPTH} levels`;
+    const arrays = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+    /** A tools/list whose params nest objects to `depth` levels in all (the message itself is the first). */
+    const listNestedTo = (depth: number) =>
+      `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":${'{"a":'.repeat(depth - 2)}1${'}'.repeat(depth - 2)}}}`;
+
+    it('on /mcp: 5,000 and 3,000 deep are a JSON-RPC parse error (400, -32700), as malformed JSON is', async () => {
+      for (const body of [arrays(5000), arrays(3000), listNestedTo(5000), listNestedTo(MAX_JSON_DEPTH + 1)]) {
+        const res = await mcp(body);
+        expect(res.status, body.slice(0, 60)).to.equal(400);
+        expect(await res.json()).to.deep.equal({ jsonrpc: '2.0', error: { code: -32700, message: `Parse error: ${TOO_DEEP}` }, id: null });
+      }
+      const malformed = await mcp('{"jsonrpc": "2.0", ');
+      expect(malformed.status).to.equal(400);
+      expect(((await malformed.json()) as { error: { code: number } }).error.code).to.equal(-32700);
+      expect((await mcp(listNestedTo(MAX_JSON_DEPTH))).status).to.equal(200);
+      expectNoSqlOrStack(logOfTest());
+    });
+
+    it('on REST and OAuth bodies alike', async () => {
+      const res = await env.api.post('/api/auth/login', { body: arrays(5000), headers: { 'content-type': 'application/json' } });
+      expect(res.status).to.equal(400);
+      expect(res.body).to.deep.equal({ success: false, error: TOO_DEEP });
+      const register = await fetch(`${base}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"client_name":${arrays(5000)}}` });
+      expect(register.status).to.equal(400);
+      expect(await register.json()).to.deep.equal({ error: 'invalid_request', error_description: TOO_DEEP });
       expectNoSqlOrStack(logOfTest());
     });
   });
