@@ -49,7 +49,7 @@ if (!(await redisAnswers(config.redisUrl))) {
     );
     process.exit(1);
   }
-  localRedis = await startRedisServer(Number(redisUrl.port || 6379), path.join(config.dataDir, 'redis'));
+  localRedis = await startRedisServer(Number(redisUrl.port || 6379), path.join(config.dataDir, 'redis'), { ownProcessGroup: true });
   config = { ...config, redisUrl: localRedis.url };
   logger.info({ url: localRedis.url }, 'started a local redis-server');
 }

@@ -4,21 +4,28 @@ import type { Logger } from './logger.js';
 
 /** Once the deadline has cut off what was left, the rest of the clean-up gets this long. */
 const AFTER_DEADLINE_MS = 5_000;
+/**
+ * One Ctrl-C reaches the process twice, from the terminal (it signals the whole process group) and
+ * from npm, which forwards what it got; stopping a systemd unit does the same with SIGTERM. A signal
+ * this soon after the first is that same request; a later one is somebody asking again.
+ */
+export const SAME_REQUEST_MS = 1_000;
 
 /**
  * On SIGTERM or SIGINT runs `stop` once and exits: `stop` stops taking work and waits for what is in
  * flight until `deadline` aborts, `timeoutMs` later (SHUTDOWN_TIMEOUT_MS), then closes what is left
  * by force. Exits 0 after a full drain, 1 when the deadline cut something off. A second signal exits
- * at once.
+ * at once, unless it came within SAME_REQUEST_MS of the first.
  */
 export function onShutdown(logger: Logger, timeoutMs: number, stop: (deadline: AbortSignal) => Promise<void>) {
-  let stopping = false;
+  let stoppingSince: number | undefined;
   const handler = (signal: NodeJS.Signals) => {
-    if (stopping) {
+    if (stoppingSince !== undefined) {
+      if (performance.now() - stoppingSince < SAME_REQUEST_MS) return;
       logger.warn({ signal }, 'second signal: exiting now');
       process.exit(1);
     }
-    stopping = true;
+    stoppingSince = performance.now();
     logger.info({ signal, timeoutMs }, 'shutting down');
     const deadline = new AbortController();
     const timer = setTimeout(() => {

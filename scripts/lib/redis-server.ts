@@ -26,9 +26,10 @@ export async function redisAnswers(url: string, timeoutMs = 1500): Promise<boole
 
 /**
  * Starts `redis-server` from PATH on 127.0.0.1:port. With `dir` its data persists there (append-only
- * file); without, nothing is kept on disk (tests).
+ * file); without, nothing is kept on disk (tests). With `ownProcessGroup` a Ctrl-C at the terminal
+ * (which signals the whole group) does not reach it: the caller stops it once it has drained.
  */
-export async function startRedisServer(port: number, dir?: string): Promise<LocalRedis> {
+export async function startRedisServer(port: number, dir?: string, { ownProcessGroup = false } = {}): Promise<LocalRedis> {
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', ''];
   if (dir) {
     mkdirSync(dir, { recursive: true });
@@ -36,7 +37,7 @@ export async function startRedisServer(port: number, dir?: string): Promise<Loca
   } else {
     args.push('--appendonly', 'no');
   }
-  const child: ChildProcess = spawn('redis-server', args, { stdio: 'ignore' });
+  const child: ChildProcess = spawn('redis-server', args, { stdio: 'ignore', detached: ownProcessGroup });
   const url = `redis://127.0.0.1:${port}`;
   const deadline = Date.now() + 10_000;
   while (!(await redisAnswers(url, 300))) {

@@ -2,8 +2,10 @@ import { expect } from 'chai';
 import { rm } from 'node:fs/promises';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { JobQueues } from '../../shared/jobs.js';
 import { createRedis } from '../../shared/redis.js';
+import { SAME_REQUEST_MS } from '../../shared/shutdown.js';
 import { preparedScriptEnv } from '../helpers/engines.js';
 import { pngBytes } from '../helpers/media.js';
 import { freePort } from '../helpers/ports.js';
@@ -59,12 +61,28 @@ describe('SIGTERM: processes drain with a deadline (SHUTDOWN_TIMEOUT_MS)', funct
       expect(elapsed).to.be.within(1000, 4000);
     });
 
-    it('exits at once on a second signal', async () => {
+    it('takes a signal repeated at once as the same request (Ctrl-C reaches it from the terminal and from npm): one drain, exit 0', async () => {
+      const port = await freePort();
+      const web = (started = await startWeb({ ...env, PORT: String(port), SHUTDOWN_TIMEOUT_MS: '30000' }));
+      const upload = await heldUpload(port, apiKey);
+      web.child.kill('SIGINT');
+      await web.printed('"msg":"shutting down"');
+      web.child.kill('SIGINT');
+      upload.finish();
+      expect(await upload.response()).to.equal(200);
+      expect(await web.exited, web.output()).to.equal(0);
+      expect(web.output().split('"msg":"shutting down"')).to.have.length(2);
+      expect(web.output()).to.not.include('second signal');
+    });
+
+    it('exits at once on a second signal sent later', async () => {
       const port = await freePort();
       const web = (started = await startWeb({ ...env, PORT: String(port), SHUTDOWN_TIMEOUT_MS: '60000' }));
       const upload = await heldUpload(port, apiKey);
       web.child.kill('SIGTERM');
       await web.printed('"msg":"shutting down"');
+      // Somebody asking again, not the same request arriving twice.
+      await sleep(SAME_REQUEST_MS);
       web.child.kill('SIGTERM');
       expect(await web.exited).to.equal(1);
       expect(web.output()).to.include('second signal');

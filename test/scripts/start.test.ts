@@ -1,7 +1,9 @@
 import { expect } from 'chai';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { getPriority, tmpdir } from 'node:os';
 import path from 'node:path';
+import { Redis } from 'ioredis';
 import { redisAnswers } from '../../scripts/lib/redis-server.js';
 import { freePort } from '../helpers/ports.js';
 import { ensureBuilt, launchCommand, runScript, spawnCommand } from '../helpers/run-script.js';
@@ -95,3 +97,62 @@ describe('npm start (all in one, embedded defaults)', function () {
   });
 });
 
+describe('npm start, run by npm from a terminal', function () {
+  this.timeout(120_000);
+  let dataDir: string;
+  let env: Record<string, string | undefined>;
+  let npm: ChildProcess;
+  let output = '';
+  let exited: Promise<number | null>;
+
+  before(async () => {
+    await ensureBuilt();
+    dataDir = await mkdtemp(path.join(tmpdir(), 'hfs-start-npm-'));
+    const port = await freePort();
+    env = {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      BASE_URL: `http://127.0.0.1:${port}`,
+      REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
+      VISION_PORT: String(await freePort()),
+      VISION_URL: '',
+      DATABASE_URL: '',
+      LOG_LEVEL: 'info',
+    };
+    // Its own process group, as a terminal gives the command it runs: Ctrl-C signals the whole group.
+    npm = spawn('npm', ['start'], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    npm.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+    npm.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+    exited = new Promise((resolve) => npm.on('exit', (code) => resolve(code)));
+    const deadline = Date.now() + 90_000;
+    // Up once the moderation child answers too: it gets the group's Ctrl-C as well.
+    while (!(output.includes('is running') && (await fetch(`http://localhost:${env.VISION_PORT}/health`).then((r) => r.ok, () => false)))) {
+      if (npm.exitCode !== null || Date.now() > deadline) throw new Error(`npm start failed:\n${output}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  });
+  after(async () => {
+    if (npm.exitCode === null) process.kill(-npm.pid!, 'SIGKILL');
+    // Its Redis runs in a process group of its own: stopped here too should a test have failed first.
+    const redis = new Redis(env.REDIS_URL!, { lazyConnect: true, retryStrategy: () => null });
+    redis.on('error', () => undefined);
+    await redis.connect().then(() => redis.shutdown('NOSAVE'), () => undefined).catch(() => undefined);
+    redis.disconnect();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('uses the moderation service it started: VISION_URL follows VISION_PORT', () => {
+    expect(output).to.match(new RegExp(`Vision +http://localhost:${env.VISION_PORT}\\n`));
+  });
+
+  it('drains once on one Ctrl-C to its process group, and npm exits 0', async () => {
+    process.kill(-npm.pid!, 'SIGINT');
+    expect(await exited, output).to.equal(0);
+    expect(output.split('"msg":"shutting down"'), output).to.have.length(2);
+    expect(output).to.not.include('second signal');
+    // Nothing left behind: its Redis and its moderation service stopped with it.
+    expect(await redisAnswers(env.REDIS_URL!)).to.equal(false);
+    expect(await fetch(`http://localhost:${env.VISION_PORT}/health`).then(() => 'up', () => 'down')).to.equal('down');
+  });
+});
