@@ -1,7 +1,7 @@
 import { DelayedError, UnrecoverableError, Worker } from 'bullmq';
 import type { Container } from '../shared/container.js';
 import { isAppError } from '../shared/errors.js';
-import { encodeJobError } from '../shared/job-errors.js';
+import { decodeJobError, encodeJobError } from '../shared/job-errors.js';
 import { JOBS, type JobName, QUEUE_CONCURRENCY, type QueueName } from '../shared/jobs.js';
 import { outageOf } from '../shared/dependency-health.js';
 import { createRedis } from '../shared/redis.js';
@@ -66,7 +66,10 @@ export async function startWorkers(container: Container, queues: readonly QueueN
     worker.on('failed', (job, err) => {
       // A job that failed because Redis or PostgreSQL is gone is retried; the outage is logged once.
       const dependency = outageOf(err);
-      if (dependency) health[dependency].failed(err);
+      if (dependency) return health[dependency].failed(err);
+      // A client's mistake (a URL whose host does not resolve) is one line; stacks are for our own faults.
+      const refusal = decodeJobError(err.message);
+      if (refusal && refusal.status < 500) logger.info({ job: job?.name, id: job?.id, status: refusal.status, reason: refusal.message }, 'job refused');
       else logger.warn({ err, job: job?.name, id: job?.id }, 'job failed');
     });
     // A worker's errors are its connections' (its jobs' go to 'failed'): one line per outage, not per retry.

@@ -40,8 +40,23 @@ export function createMcpEndpoint(deps: McpServerDeps, maxRequestBodySize: numbe
       for (const tool of TOOLS) if (caller.scopes.includes(tool.scope)) register(server, tool as McpTool, caller, deps);
       return server;
     },
-    { legacy: 'stateless', maxRequestBodySize, onerror: (err) => deps.logger.warn({ err }, 'MCP request refused') },
+    { legacy: 'stateless', maxRequestBodySize, onerror: logSdkReport(deps.logger) },
   );
+}
+
+/**
+ * What the SDK reports. A request it turns away (4xx) it reports with an error made on the spot, a
+ * plain Error or one of its protocol errors (a JSON-RPC code): the client's mistake, one line. Anything
+ * else was thrown while serving (its answer is a 500): our fault, logged with its stack.
+ */
+function logSdkReport(logger: Container['logger']) {
+  return (err: Error) => {
+    if (Object.getPrototypeOf(err) === Error.prototype || typeof (err as { code?: unknown }).code === 'number') {
+      logger.info({ reason: err.message }, 'MCP request refused');
+    } else {
+      logger.error({ err }, 'MCP request failed');
+    }
+  };
 }
 
 function register(server: McpServer, tool: McpTool, caller: McpPrincipal, deps: McpServerDeps) {

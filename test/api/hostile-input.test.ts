@@ -27,10 +27,10 @@ describe('Hostile input is refused where it enters, with no SQL and no stack in 
   let alice: { apiKey: string };
   let bob: { username: string; apiKey: string };
   let assistant: Awaited<ReturnType<typeof connectAssistant>>;
-  let logOfTest: () => string[];
+  let logOfTest: ReturnType<ReturnType<typeof captureLogs>['from']>;
 
   before(async () => {
-    env = await createTestEnv({ logger: logs.logger, env: { CAPTCHA_MAX_NUMBER: '2000' } });
+    env = await createTestEnv({ logger: logs.logger, workers: true, env: { CAPTCHA_MAX_NUMBER: '2000' } });
     base = env.container.config.baseUrl;
     alice = await env.createAccount();
     bob = await env.createAccount();
@@ -66,7 +66,7 @@ describe('Hostile input is refused where it enters, with no SQL and no stack in 
           await expectInvalidRequest(await fetch(`${base}/oauth/authorize?${encodedWith(params, name, escape)}`, { redirect: 'manual' }), `${name} ${escape}`);
         }
       }
-      expectNoSqlOrStack(logOfTest());
+      expectNoSqlOrStack(logOfTest.lines());
     });
 
     it('in every parameter of POST /oauth/token, for both grants', async () => {
@@ -81,7 +81,7 @@ describe('Hostile input is refused where it enters, with no SQL and no stack in 
           for (const escape of ESCAPES) await expectInvalidRequest(await postForm('/oauth/token', encodedWith(params, name, escape)), `${params.grant_type} ${name} ${escape}`);
         }
       }
-      expectNoSqlOrStack(logOfTest());
+      expectNoSqlOrStack(logOfTest.lines());
     });
 
     it('in every parameter of POST /oauth/revoke, and the token still works', async () => {
@@ -90,7 +90,7 @@ describe('Hostile input is refused where it enters, with no SQL and no stack in 
         for (const escape of ESCAPES) await expectInvalidRequest(await postForm('/oauth/revoke', encodedWith(params, name, escape)), `${name} ${escape}`);
       }
       expect((await mcp(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }))).status).to.equal(200);
-      expectNoSqlOrStack(logOfTest());
+      expectNoSqlOrStack(logOfTest.lines());
     });
 
     it('in the JSON of POST /oauth/register', async () => {
@@ -101,7 +101,7 @@ describe('Hostile input is refused where it enters, with no SQL and no stack in 
           JSON.stringify(text),
         );
       }
-      expectNoSqlOrStack(logOfTest());
+      expectNoSqlOrStack(logOfTest.lines());
     });
   });
 
@@ -122,7 +122,7 @@ describe('Hostile input is refused where it enters, with no SQL and no stack in 
         expectRefused(await env.api.get(`/api/delete/a.png?apiKey=${alice.apiKey}${escape}`), `apiKey ${escape}`);
         expectRefused(await env.api.get(`/api/ping?unused=${escape}`), `unused query ${escape}`);
       }
-      expectNoSqlOrStack(logOfTest());
+      expectNoSqlOrStack(logOfTest.lines());
     });
 
     it('in JSON bodies: sign-in, registration, folder and file names, ids, URL-upload source, and keys', async () => {
@@ -139,7 +139,7 @@ describe('Hostile input is refused where it enters, with no SQL and no stack in 
         expectRefused(await env.api.post('/api/user/folders', { ...key, json: { name: 'trips', [`x${text}`]: 1 } }), `key ${label}`);
       }
       expect((await env.api.get('/api/user/folders', key)).body.data ?? []).to.have.length(0);
-      expectNoSqlOrStack(logOfTest());
+      expectNoSqlOrStack(logOfTest.lines());
     });
 
     it('in form bodies', async () => {
@@ -147,7 +147,7 @@ describe('Hostile input is refused where it enters, with no SQL and no stack in 
         const res = await env.api.post('/oauth/interaction/abc', { body: `decision=allow${escape}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
         expectRefused(res, `form ${escape}`);
       }
-      expectNoSqlOrStack(logOfTest());
+      expectNoSqlOrStack(logOfTest.lines());
     });
 
     it('in multipart field values and file names, keeping nothing', async () => {
@@ -165,7 +165,7 @@ describe('Hostile input is refused where it enters, with no SQL and no stack in 
       expectRefused(await upload(env, { key: alice.apiKey, bytes: pngBytes(300, 1), fields: { expiry: '1h\u0000' } }), 'field value');
       expectRefused(await multipart(`name="file"; filename*=utf-8''cat%00.png`), 'file name');
       expect(await storedObjects(env)).to.deep.equal([]);
-      expectNoSqlOrStack(logOfTest());
+      expectNoSqlOrStack(logOfTest.lines());
     });
   });
 
@@ -179,13 +179,13 @@ describe('Hostile input is refused where it enters, with no SQL and no stack in 
         }
       }
       expect((await env.api.get('/api/user/folders', { key: bob.apiKey })).body.data).to.deep.equal([]);
-      expectNoSqlOrStack(logOfTest());
+      expectNoSqlOrStack(logOfTest.lines());
     });
 
     it('in its query string', async () => {
       const res = await mcp(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }), '/mcp?x=%00');
       expect(res.status).to.equal(400);
-      expectNoSqlOrStack(logOfTest());
+      expectNoSqlOrStack(logOfTest.lines());
     });
   });
 
@@ -206,7 +206,7 @@ describe('Hostile input is refused where it enters, with no SQL and no stack in 
       expect(malformed.status).to.equal(400);
       expect(((await malformed.json()) as { error: { code: number } }).error.code).to.equal(-32700);
       expect((await mcp(listNestedTo(MAX_JSON_DEPTH))).status).to.equal(200);
-      expectNoSqlOrStack(logOfTest());
+      expectNoSqlOrStack(logOfTest.lines());
     });
 
     it('on REST and OAuth bodies alike', async () => {
@@ -216,7 +216,28 @@ describe('Hostile input is refused where it enters, with no SQL and no stack in 
       const register = await fetch(`${base}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"client_name":${arrays(5000)}}` });
       expect(register.status).to.equal(400);
       expect(await register.json()).to.deep.equal({ error: 'invalid_request', error_description: TOO_DEEP });
-      expectNoSqlOrStack(logOfTest());
+      expectNoSqlOrStack(logOfTest.lines());
+    });
+  });
+
+  describe("a client's mistake is one log line without a stack; stacks are for our own faults", () => {
+    it('a request the MCP SDK refuses', async () => {
+      const res = await mcp('{"jsonrpc":"2.0"}');
+      expect(res.status).to.equal(400);
+      const refused = await logOfTest.waitFor((line) => line.msg === 'MCP request refused');
+      expect(refused).to.not.have.property('err');
+      expect(refused.reason).to.match(/not a valid JSON-RPC message/);
+      expectNoSqlOrStack(logOfTest.lines());
+    });
+
+    it('a URL upload whose host does not resolve (400 to the client, one line from the worker)', async () => {
+      const res = await env.api.post('/api/upload/url', { key: alice.apiKey, json: { imageUrl: 'http://no-such-host.invalid/cat.png' } });
+      expect(res.status).to.equal(400);
+      expect(res.body.error).to.match(/could not resolve no-such-host\.invalid/);
+      const line = await logOfTest.waitFor((l) => l.job === 'url.fetch');
+      expect(line).to.include({ msg: 'job refused', status: 400 });
+      expect(line).to.not.have.property('err');
+      expectNoSqlOrStack(logOfTest.lines());
     });
   });
 });

@@ -25,23 +25,24 @@ export function captureLogs(level = 'info') {
   });
   return {
     logger,
-    /** The lines written from now on, as a function to call once the requests are done. */
-    from(): () => string[] {
+    /** What is written from now on: the lines so far, and the first line (written or still to come) that `matches`. */
+    from() {
       const start = raw.length;
-      return () => raw.slice(start);
-    },
-    /** The first line (already written or still to come) that `matches`. */
-    waitFor(matches: (line: LogLine) => boolean): Promise<LogLine> {
-      const found = raw.map((line) => JSON.parse(line) as LogLine).find(matches);
-      if (found) return Promise.resolve(found);
-      return new Promise((resolve) => {
-        const listener = (line: LogLine) => {
-          if (!matches(line)) return;
-          written.off('line', listener);
-          resolve(line);
-        };
-        written.on('line', listener);
-      });
+      return {
+        lines: () => raw.slice(start),
+        waitFor(matches: (line: LogLine) => boolean): Promise<LogLine> {
+          const found = raw.slice(start).map((line) => JSON.parse(line) as LogLine).find(matches);
+          if (found) return Promise.resolve(found);
+          return new Promise((resolve) => {
+            const listener = (line: LogLine) => {
+              if (!matches(line)) return;
+              written.off('line', listener);
+              resolve(line);
+            };
+            written.on('line', listener);
+          });
+        },
+      };
     },
   };
 }
