@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { eq } from 'drizzle-orm';
 import { accounts, dropLinks } from '../../shared/db/schema.js';
+import { eventually } from '../helpers/eventually.js';
 import { pngBytes } from '../helpers/media.js';
 import { createTestEnv, startSecondWebProcess, type TestEnv } from '../helpers/test-env.js';
 import { fileRowsOf, refusedUploadChecks, storageUsedBy, storedObjects } from '../helpers/uploads.js';
@@ -71,7 +72,8 @@ describe('file drop links', function () {
         const link = await createLink(alice.apiKey);
         const started = Date.now();
         const waiting = env.api.get(`/api/user/drop-links/${link.id}?wait=20`, { key: alice.apiKey });
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        // Drop only once the waiter listens, so the drop reaches it as an event (not by a first read).
+        await eventually(async () => env.web.hub.listenerCount(alice.id) === 1);
         const bytes = pngBytes(4000, 7);
         const dropped = await drop(second.web.url, tokenOf(link.url), bytes, { name: 'scan.png' });
         expect(dropped.status).to.equal(200);

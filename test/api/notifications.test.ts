@@ -1,5 +1,7 @@
 import { expect } from 'chai';
+import { once } from 'node:events';
 import { request } from 'node:http';
+import type { Socket } from 'node:net';
 import pg from 'pg';
 import { and, eq } from 'drizzle-orm';
 import { notifications } from '../../shared/db/schema.js';
@@ -27,6 +29,13 @@ describe('notifications', () => {
 
   const stream = (key: string, headers: Record<string, string> = {}) =>
     openSse(`${env.web.url}/api/user/notifications/stream`, { 'x-api-key': key, ...headers });
+
+  /** Stream requests the web app has finished handling (every status), from its request metrics. */
+  const streamRequestsHandled = async () =>
+    (await (await fetch(`${env.web.url}/metrics`)).text())
+      .split('\n')
+      .filter((line) => line.startsWith('hfs_http_request_duration_seconds_count{') && line.includes('route="/api/user/notifications/stream"'))
+      .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
 
   describe('GET /api/user/notifications and POST …/read', () => {
     it('lists the 50 most recent, newest first, with the unread count', async () => {
@@ -131,25 +140,30 @@ describe('notifications', () => {
       it(`frees everything of a client that leaves while its stream waits on ${table}`, async function () {
         needsPostgres(this, env.databaseUrl); // PGlite has one connection: nothing can hold a lock beside it
         const alice = await env.createAccount();
-        const before = env.web.hub.openStreams;
+        const handledBefore = await streamRequestsHandled();
         const locker = new pg.Client({ connectionString: env.databaseUrl });
         await locker.connect();
         try {
           await locker.query('begin');
           await locker.query(`lock table ${table} in access exclusive mode`);
+          const accepted = once(env.web.server, 'connection') as Promise<[Socket]>;
           const { port } = new URL(env.web.url);
           const req = request({ host: '127.0.0.1', port, path: '/api/user/notifications/stream', headers: { 'x-api-key': alice.apiKey } });
           req.on('error', () => undefined);
           req.end();
-          await new Promise((resolve) => setTimeout(resolve, 300));
+          const [serverSocket] = await accepted;
+          // The server is inside the stream's setup once a query of it queues behind the lock.
+          await eventually(async () => (await locker.query('select 1 from pg_locks where relation = to_regclass($1) and not granted', [table])).rowCount! > 0);
+          const left = once(serverSocket, 'close');
           req.destroy();
-          await new Promise((resolve) => setTimeout(resolve, 100));
+          await left;
           await locker.query('commit');
         } finally {
           await locker.end();
         }
-        await new Promise((resolve) => setTimeout(resolve, 300));
-        expect(env.web.hub.openStreams).to.equal(before);
+        // The request is recorded once the stream's setup has run to its end.
+        await eventually(async () => (await streamRequestsHandled()) > handledBefore);
+        expect(env.web.hub.listenerCount(alice.id)).to.equal(0);
       });
     }
 
@@ -168,13 +182,12 @@ describe('notifications', () => {
 
     it('sends heartbeat comments and frees its listener when the client goes', async () => {
       const alice = await env.createAccount();
-      const before = env.web.hub.openStreams;
       const sse = await stream(alice.apiKey);
       await sse.next((e) => e.event === 'unread');
-      expect(env.web.hub.openStreams).to.equal(before + 1);
+      expect(env.web.hub.listenerCount(alice.id)).to.equal(1);
       await eventually(async () => sse.comments.includes('heartbeat'), 3000);
       sse.close();
-      await eventually(async () => env.web.hub.openStreams === before, 3000);
+      await eventually(async () => env.web.hub.listenerCount(alice.id) === 0, 3000);
     });
 
     it('needs the account\'s credentials', async () => {

@@ -40,10 +40,15 @@ export function openSse(url: string, headers: Record<string, string> = {}): Prom
               const event = events[taken++]!;
               if (predicate(event)) return event;
             }
-            if (Date.now() > deadline) throw new Error(`no matching event; got ${JSON.stringify(events)}`);
+            const left = deadline - Date.now();
+            if (left <= 0) throw new Error(`no matching event; got ${JSON.stringify(events)}`);
+            // Woken by the next chunk, or by the deadline.
             await new Promise<void>((r) => {
-              waiters.push(r);
-              setTimeout(r, 50);
+              const timer = setTimeout(r, left);
+              waiters.push(() => {
+                clearTimeout(timer);
+                r();
+              });
             });
           }
         },
