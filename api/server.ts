@@ -22,10 +22,16 @@ export async function startWebServer(container: Container, port: number, host = 
   // One subscriber connection per web process: cache purges from any process reach this process's
   // file cache, and notifications from any process reach the streams open here.
   const subscriber = createRedis(container.config.redisUrl, 'subscriber', container.health.redis);
-  const stopPurges = await container.services.cachePurges.subscribe(subscriber);
-  const stopDomains = await container.services.domainDirectory.subscribe(subscriber);
   const hub = new NotificationHub(subscriber, container.services.notifications.channel, container.logger);
-  await hub.start();
+  // Not awaited: while Redis is down the subscriptions wait on their connection (the file cache stays
+  // off meanwhile) and the process serves what needs no Redis. Closing leaves those still waiting:
+  // ioredis settles nothing on a connection closed between two reconnect attempts.
+  const unsubscribers: (() => void)[] = [];
+  void Promise.all([
+    container.services.cachePurges.subscribe(subscriber).then((stop) => unsubscribers.push(stop)),
+    container.services.domainDirectory.subscribe(subscriber).then((stop) => unsubscribers.push(stop)),
+    hub.start(),
+  ]).catch(() => undefined);
   const { handle, close: closeApp } = await createApp(container, hub, subscriber);
   const server = createServer(handle);
   // Custom domains over TLS: each name's certificate by SNI; a name without one gets no certificate at all.
@@ -64,8 +70,7 @@ export async function startWebServer(container: Container, port: number, host = 
       if (deadline?.aborted) cutOff();
       // Event streams never end by themselves: the hub ends them. Connections whose last response
       // just finished are idle then; close them rather than wait out keep-alive.
-      stopPurges();
-      stopDomains();
+      for (const unsubscribe of unsubscribers) unsubscribe();
       await hub.stop();
       const sweep = setInterval(() => listeners.forEach((l) => l.closeIdleConnections()), 50);
       await closed;

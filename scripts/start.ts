@@ -9,7 +9,7 @@ import { createContainer } from '../shared/container.js';
 import { connectPostgres, openPglite } from '../shared/db/client.js';
 import { connectEmbeddedServer, serveEmbeddedDatabase } from '../shared/db/embedded-server.js';
 import { createLogger } from '../shared/logger.js';
-import { drainWorkers, exitOnUncaughtErrors, onShutdown } from '../shared/shutdown.js';
+import { exitOnUncaughtErrors, onShutdown } from '../shared/shutdown.js';
 import { QUEUE_NAMES } from '../shared/jobs.js';
 import { handlers } from '../workers/handlers/index.js';
 import { startWorkers } from '../workers/worker-pool.js';
@@ -89,7 +89,7 @@ onShutdown(logger, config.shutdownTimeoutMs, async (deadline) => {
   vision.kill('SIGTERM');
   // It drains with the same SHUTDOWN_TIMEOUT_MS; at this deadline a second signal stops it at once.
   deadline.addEventListener('abort', () => vision.kill('SIGTERM'));
-  await Promise.all([web.close(deadline), drainWorkers(workers.workers, deadline)]);
+  await Promise.all([web.close(deadline), workers.close(deadline)]);
   await stopEmbedded?.();
   await container.close();
   await visionExited;

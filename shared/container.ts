@@ -81,7 +81,9 @@ export async function createContainer(config: Config, options: ContainerOptions 
   const database = options.database ?? (await openDatabase(config));
   database.watch?.(health.postgres);
   const redis = createRedis(config.redisUrl, 'client', health.redis);
-  if (options.connectRedis !== false) await redis.connect();
+  // A Redis that does not answer yet is no reason to exit: the connection retries on its own, and until
+  // it is back the web process is not ready (/readyz, changes answer 503) and the workers wait.
+  if (options.connectRedis !== false) await redis.connect().catch(() => undefined);
   const storage = createStorage(config.storage);
   // Resumable uploads collect here until they finish (web) or expire (the worker's sweep).
   const tusStore = createTusStore(config, redis);

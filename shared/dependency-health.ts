@@ -85,6 +85,18 @@ export function outageOf(err: unknown): Dependency | undefined {
   return undefined;
 }
 
+// BullMQ's words for a job whose hash or lock is no longer in Redis (emptied, restarted, or the lock
+// taken over after a stall): 'Missing key for job 7. moveToFinished', 'could not renew lock for job 7'.
+const LOST_JOB = /^(?:Missing key|Missing lock|could not renew lock) for job (\S+?)\.?(?: |$)/;
+
+/**
+ * The id of the job a BullMQ error says has lost its keys or lock, if it says that: a fact about one
+ * job (its work is not recorded; a sweep or a retry finds it again), not a Redis outage.
+ */
+export function lostJobOf(err: unknown): string | undefined {
+  return err instanceof Error ? LOST_JOB.exec(err.message)?.[1] : undefined;
+}
+
 export function unavailable(dependency: Dependency): AppError {
   const what = dependency === 'redis' ? 'The job queue' : 'The database';
   return AppError.unavailable(`${what} is briefly unavailable, nothing was changed; retry`, OUTAGE_RETRY_AFTER_SECONDS);

@@ -2,7 +2,7 @@ import { loadConfig } from '../shared/config.js';
 import { createContainer } from '../shared/container.js';
 import { isQueueName, QUEUE_NAMES } from '../shared/jobs.js';
 import { createLogger } from '../shared/logger.js';
-import { drainWorkers, exitOnUncaughtErrors, onShutdown } from '../shared/shutdown.js';
+import { exitOnUncaughtErrors, onShutdown } from '../shared/shutdown.js';
 import { handlers } from './handlers/index.js';
 import { startWorkers } from './worker-pool.js';
 
@@ -21,6 +21,6 @@ exitOnUncaughtErrors(logger, 'worker');
 const container = await createContainer(config, { logger });
 const pool = await startWorkers(container, queues, handlers);
 onShutdown(logger, config.shutdownTimeoutMs, async (deadline) => {
-  await drainWorkers(pool.workers, deadline);
+  await pool.close(deadline);
   await container.close();
 });

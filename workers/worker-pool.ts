@@ -3,8 +3,9 @@ import type { Container } from '../shared/container.js';
 import { isAppError } from '../shared/errors.js';
 import { decodeJobError, encodeJobError } from '../shared/job-errors.js';
 import { JOBS, type JobName, QUEUE_CONCURRENCY, type QueueName } from '../shared/jobs.js';
-import { outageOf } from '../shared/dependency-health.js';
+import { lostJobOf, outageOf } from '../shared/dependency-health.js';
 import { createRedis } from '../shared/redis.js';
+import { drainWorkers } from '../shared/shutdown.js';
 import type { HandlerMap, JobHandler } from './handler.js';
 
 /**
@@ -25,9 +26,11 @@ export function assertHandlers(queues: readonly QueueName[], handlers: Partial<H
 }
 
 export interface WorkerPool {
-  workers: Worker[];
-  /** Stops taking jobs and waits for the running ones to finish (with a deadline: drainWorkers). */
-  close(): Promise<void>;
+  /**
+   * Stops taking jobs and waits for the running ones to finish; when `deadline` aborts, cuts them off
+   * (drainWorkers). A worker still waiting for Redis closes at once.
+   */
+  close(deadline?: AbortSignal): Promise<void>;
 }
 
 export async function startWorkers(container: Container, queues: readonly QueueName[], handlers: Partial<HandlerMap>): Promise<WorkerPool> {
@@ -55,13 +58,15 @@ export async function startWorkers(container: Container, queues: readonly QueueN
           }
         },
         {
-          connection: createRedis(config.redisUrl, 'worker', health.redis),
+          // Redis may be down as the process starts: each Worker waits and runs once it answers.
+          connection: createRedis(config.redisUrl, 'worker', health.redis, { connectNow: true }),
           prefix: config.redisPrefix,
           concurrency: QUEUE_CONCURRENCY[queue],
           ...STALL_DETECTION,
         },
       ),
   );
+  const lostJobs = new LostJobs(logger);
   for (const worker of workers) {
     worker.on('failed', (job, err) => {
       // A job that failed because Redis or PostgreSQL is gone is retried; the outage is logged once.
@@ -72,18 +77,35 @@ export async function startWorkers(container: Container, queues: readonly QueueN
       if (refusal && refusal.status < 500) logger.info({ job: job?.name, id: job?.id, status: refusal.status, reason: refusal.message }, 'job refused');
       else logger.warn({ err, job: job?.name, id: job?.id }, 'job failed');
     });
-    // A worker's errors are its connections' (its jobs' go to 'failed'): one line per outage, not per retry.
-    worker.on('error', (err) => health.redis.failed(err));
+    // A worker's errors are its connections' (its jobs' go to 'failed'): one line per outage, not per
+    // retry. A job whose keys vanished (an emptied Redis) is that job's trouble, not an outage.
+    worker.on('error', (err) => {
+      const jobId = lostJobOf(err);
+      if (jobId !== undefined) lostJobs.report(worker.name, jobId, err);
+      else if (outageOf(err)) health.redis.failed(err);
+      else logger.error({ err, queue: worker.name }, 'worker error');
+    });
   }
-  await Promise.all(workers.map((w) => w.waitUntilReady()));
   const schedules = keepSchedules(container, queues);
-  await schedules.register();
-  logger.info({ queues }, 'workers started');
+  // Not awaited: a process started while Redis is down stays up and starts its workers and schedules
+  // once Redis answers.
+  const ready = new Set<Worker>();
+  void Promise.all(workers.map((w) => w.waitUntilReady().then(() => ready.add(w)))).then(
+    async () => {
+      await schedules.refresh();
+      logger.info({ queues }, 'workers started');
+    },
+    // Closed before Redis ever answered: nothing was started.
+    () => undefined,
+  );
   return {
-    workers,
-    async close() {
+    async close(deadline = new AbortController().signal) {
       schedules.stop();
-      await Promise.all(workers.map((w) => w.close()));
+      // One still waiting for Redis has no job to wait for, and BullMQ's pause would wait for its connection.
+      await Promise.all([
+        drainWorkers(workers.filter((w) => ready.has(w)), deadline),
+        ...workers.filter((w) => !ready.has(w)).map((w) => w.close(true)),
+      ]);
     },
   };
 }
@@ -95,15 +117,33 @@ export async function startWorkers(container: Container, queues: readonly QueueN
  */
 function keepSchedules(container: Container, queues: readonly QueueName[]) {
   const { jobs, redis, health } = container;
-  const register = () => jobs.registerSchedules(queues);
-  const refresh = () => void register().catch((err: unknown) => health.redis.failed(err));
-  redis.on('ready', refresh);
-  const timer = setInterval(refresh, SCHEDULE_REFRESH_MS).unref();
+  const refresh = () => jobs.registerSchedules(queues).catch((err: unknown) => health.redis.failed(err));
+  const onReady = () => void refresh();
+  redis.on('ready', onReady);
+  const timer = setInterval(onReady, SCHEDULE_REFRESH_MS).unref();
   return {
-    register,
+    refresh,
     stop() {
       clearInterval(timer);
-      redis.off('ready', refresh);
+      redis.off('ready', onReady);
     },
   };
+}
+
+// Job ids remembered so that each lost job is logged once (BullMQ reports one at every lock renewal).
+const LOST_JOBS_REMEMBERED = 1000;
+
+/** Logs each job whose keys or lock vanished from Redis once, however often BullMQ reports it. */
+class LostJobs {
+  private readonly seen = new Set<string>();
+
+  constructor(private readonly logger: Container['logger']) {}
+
+  report(queue: string, jobId: string, err: Error): void {
+    const key = `${queue}:${jobId}`;
+    if (this.seen.has(key)) return;
+    if (this.seen.size >= LOST_JOBS_REMEMBERED) this.seen.delete(this.seen.values().next().value!);
+    this.seen.add(key);
+    this.logger.warn({ queue, id: jobId, reason: err.message }, 'job lost');
+  }
 }

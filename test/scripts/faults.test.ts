@@ -290,13 +290,15 @@ describe('Reliability under faults: real processes, engines that stop (issue 23)
           expectUnavailable(res, 'delete while Redis is down', webA);
         }
         // The first failed reconnect marks Redis down; the attempts after it print nothing of their own.
-        await webA.printed('"msg":"redis unavailable"');
+        // (Earlier tests printed these lines too: only what came after `from` counts.)
+        const printedSince = (text: string) => eventually(async () => webA.output().slice(from).includes(text), 10_000);
+        await printedSince('"msg":"redis unavailable"');
         const metrics = await timed(() => fetch(`${webA.api.baseUrl}/metrics`, { signal: AbortSignal.timeout(10_000) }));
         expect(metrics.status).to.equal(200);
         expect(metrics.elapsed, 'ms to answer /metrics').to.be.below(1500);
         expect(metrics.text).to.include('hfs_dependency_up{dependency="redis"} 0');
         await redis.start();
-        await webA.printed('"msg":"redis available again"');
+        await printedSince('"msg":"redis available again"');
         await eventually(async () => (await webA.api.delete('/api/user/images/nothing.png', { key: alice.apiKey })).status === 404, 15_000);
 
         const logged = webA.output().slice(from);
