@@ -4,7 +4,8 @@ import { siteAccountOf } from '../middleware/auth.middleware.js';
 import type { RouteDeps } from '../routes/route-deps.js';
 import type { AppState } from '../state.js';
 
-// A URL names one content's rendition for good (a replace gives new URLs), so any cache may keep it.
+// A URL names one content's rendition in one privacy state for good (a replace or a privacy change
+// gives new URLs), so any cache may keep it.
 const PUBLIC_CACHE = 'public, max-age=31536000, immutable';
 // A private file's thumbnail is its owner's: no shared cache keeps it, and every use asks again (304).
 const PRIVATE_CACHE = 'private, no-cache';

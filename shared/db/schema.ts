@@ -130,6 +130,8 @@ export const files = pgTable(
     thumbnailAt: ts('thumbnail_at'),
     thumbnailWidth: integer('thumbnail_width'),
     thumbnailHeight: integer('thumbnail_height'),
+    // Counts privacy changes: thumbnail URLs carry it, so copies cached while public never outlive publicity.
+    privacyVersion: integer('privacy_version').notNull().default(0),
     createdAt: createdAt(),
     updatedAt: ts('updated_at'),
   },

@@ -169,11 +169,12 @@ export class FileRepository {
     );
   }
 
+  /** Sets the file's privacy; an actual change bumps its privacy version (new thumbnail URLs). */
   async setPrivate(accountId: string, filename: string, isPrivate: boolean): Promise<FileRow | undefined> {
     const [row] = await asDomainErrors(() =>
       this.db
         .update(files)
-        .set({ isPrivate })
+        .set({ isPrivate, privacyVersion: sql`${files.privacyVersion} + (${files.isPrivate} <> ${isPrivate})::int` })
         .where(and(eq(files.accountId, accountId), eq(files.filename, filename)))
         .returning(),
     );

@@ -112,7 +112,8 @@ export class FileService {
     const file = await this.deps.files.setPrivate(account.id, filename, isPrivate);
     if (!file) throw AppError.notFound('File not found');
     await this.deps.purges.fileChanged(file, account);
-    return { filename: file.filename, isPrivate: file.isPrivate, url: this.deps.urls.forFile(file, account) };
+    // Thumbnail URLs change with privacy: the answer carries the new ones.
+    return { filename: file.filename, isPrivate: file.isPrivate, url: this.deps.urls.forFile(file, account), ...this.deps.thumbnails.urlsOf(file) };
   }
 
   async move(account: Principal, filename: string, folderId: string | null): Promise<void> {

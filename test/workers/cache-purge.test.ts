@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { createServer, type Server } from 'node:http';
+import sharp from 'sharp';
 import { pngBytes } from '../helpers/media.js';
 import { freePort } from '../helpers/ports.js';
 import { createTestEnv, startSecondWebProcess, type TestEnv } from '../helpers/test-env.js';
@@ -63,6 +64,23 @@ describe('cache purge across web processes and at the CDN', () => {
     expect((await viaSecond(url)).status).to.equal(404);
     await eventually(async () => purged.some((p) => p.url === url));
     expect(purged.find((p) => p.url === url)!.authorization).to.equal(undefined);
+  });
+
+  it("a privacy change purges at the CDN the thumbnail URLs it cached while the file was public", async () => {
+    const alice = await env.createAccount();
+    const still = await sharp({ create: { width: 32, height: 24, channels: 3, background: 'red' } }).png().toBuffer();
+    const { filename } = (await upload(env, { key: alice.apiKey, bytes: still, name: 'still.png', json: true })).body.data as { filename: string };
+    const thumbnailsOf = async () => {
+      const uploads = (await env.api.get('/api/user/dashboard?limit=100', { key: alice.apiKey })).body.data.uploads as { filename: string; thumbnailUrl: string | null; previewUrl: string | null }[];
+      const record = uploads.find((u) => u.filename === filename)!;
+      return [record.thumbnailUrl, record.previewUrl];
+    };
+    await eventually(async () => (await thumbnailsOf()).every(Boolean), 30_000);
+    const publicUrls = await thumbnailsOf();
+    const res = await env.api.patch(`/api/user/images/${filename}/privacy`, { key: alice.apiKey, json: { isPrivate: true } });
+    expect(res.status, res.text).to.equal(200);
+    expect(await thumbnailsOf()).to.not.deep.equal(publicUrls);
+    await eventually(async () => publicUrls.every((u) => purged.some((p) => p.url === u)));
   });
 
   it('a replace makes every process serve the new bytes', async () => {

@@ -140,7 +140,8 @@ for (const store of stores) {
       expect(await stored(renditionKey(row.objectKey, 'preview'))).to.include({ format: 'webp', width: 640, height: 480 });
 
       const record = await recordOf(alice, row.filename);
-      const version = row.objectKey.slice('objects/'.length);
+      // The content's object id and the file's privacy version (no privacy change yet).
+      const version = `${row.objectKey.slice('objects/'.length)}-0`;
       expect(record.thumbnailUrl).to.equal(`${env.container.config.siteUrl}/thumbnails/${row.shortCode}/${version}/small.webp`);
       expect(record.previewUrl).to.equal(`${env.container.config.siteUrl}/thumbnails/${row.shortCode}/${version}/preview.webp`);
     });
@@ -319,6 +320,57 @@ for (const store of stores) {
         expect(owner.status).to.equal(200);
         expect(owner.headers['cache-control']).to.equal('private, no-cache');
       }
+    });
+
+    it("gives thumbnails new URLs on every privacy change: public ones 404 for everyone once private, private ones are the owner's only", async () => {
+      const alice = await env.createAccount();
+      const { row } = await uploaded(alice, media.read('still.png'), 'shown-then-hidden.png');
+      const cookie = `${SESSION_COOKIE}=${(await env.container.services.sessions.create(alice.id, 'test')).token}`;
+      const urlsNow = async () => {
+        const { thumbnailUrl, previewUrl } = await recordOf(alice, row.filename);
+        return [thumbnailUrl!, previewUrl!];
+      };
+      const setPrivate = async (isPrivate: boolean) => {
+        const res = await env.api.patch(`/api/user/images/${row.filename}/privacy`, { key: alice.apiKey, json: { isPrivate } });
+        expect(res.status, res.text).to.equal(200);
+        // The answer carries the new URLs, as the dashboard record does.
+        const urls = await urlsNow();
+        expect([res.body.data.thumbnailUrl, res.body.data.previewUrl]).to.deep.equal(urls);
+        return urls;
+      };
+      const expectPublic = async (urls: string[]) => {
+        for (const url of urls) {
+          const res = await getWithHost(url);
+          expect(res.status, url).to.equal(200);
+          expect(res.headers['cache-control']).to.equal(ONE_YEAR);
+        }
+      };
+      const expectGone = async (urls: string[], when: string) => {
+        for (const url of urls) {
+          expect((await getWithHost(url)).status, `${url} ${when}`).to.equal(404);
+          expect((await getWithHost(url, { cookie })).status, `${url} ${when}, to its owner`).to.equal(404);
+        }
+      };
+
+      const publicUrls = await urlsNow();
+      await expectPublic(publicUrls); // what a browser or CDN may keep for a year
+
+      const privateUrls = await setPrivate(true);
+      expect(privateUrls.filter((url) => publicUrls.includes(url))).to.deep.equal([]);
+      await expectGone(publicUrls, 'once private');
+      for (const url of privateUrls) {
+        expect((await getWithHost(url)).status, `${url} anonymously while private`).to.equal(404);
+        const owner = await getWithHost(url, { cookie });
+        expect(owner.status).to.equal(200);
+        expect(owner.headers['cache-control']).to.equal('private, no-cache');
+      }
+
+      const againPublicUrls = await setPrivate(false);
+      expect(againPublicUrls.filter((url) => [...publicUrls, ...privateUrls].includes(url))).to.deep.equal([]);
+      await expectPublic(againPublicUrls);
+      await expectGone([...publicUrls, ...privateUrls], 'once public again');
+      // Saying public again changes nothing: the URLs stay.
+      expect(await setPrivate(false)).to.deep.equal(againPublicUrls);
     });
 
     it('serves no thumbnail of a quarantined file, and the dashboard shows it blocked without one', async () => {

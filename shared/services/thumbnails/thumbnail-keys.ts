@@ -6,21 +6,29 @@ const RENDITION_KEY = new RegExp(`^(.+)_(?:${RENDITION_NAMES.join('|')})$`);
 
 export const THUMBNAIL_PATH = '/thumbnails';
 
+/** What a rendition's URL names: the file, its content's object and its privacy version. */
+type VersionedFile = { shortCode: string; objectKey: string; privacyVersion: number };
+
 /**
- * A rendition's public URL. The version is the content's object id: a replace (a new object) gives
- * new URLs, so each URL's bytes never change and may be cached for a year.
+ * A rendition's public URL. The version changes with the content (a replace) and with every privacy
+ * change, so each URL's bytes never change and may be cached for a year, and no copy made while the
+ * file was public answers for it once it is private: the old URL is 404 from then on.
  */
-export function renditionUrl(siteUrl: string, file: { shortCode: string; objectKey: string }, rendition: RenditionName): string {
+export function renditionUrl(siteUrl: string, file: VersionedFile, rendition: RenditionName): string {
   return `${siteUrl}${THUMBNAIL_PATH}/${file.shortCode}/${versionOf(file)}/${rendition}.webp`;
 }
 
-/** The URLs of every rendition of a file (what a CDN may hold). */
-export function renditionUrlsOf(siteUrl: string, file: { shortCode: string; objectKey: string }): string[] {
-  return RENDITION_NAMES.map((name) => renditionUrl(siteUrl, file, name));
+/**
+ * The URLs a CDN may hold for a file's current content: every rendition at its version now and at the
+ * one before the last privacy change (cached while the file was public, if it was).
+ */
+export function renditionUrlsOf(siteUrl: string, file: VersionedFile): string[] {
+  const versions = file.privacyVersion > 0 ? [file, { ...file, privacyVersion: file.privacyVersion - 1 }] : [file];
+  return versions.flatMap((version) => RENDITION_NAMES.map((name) => renditionUrl(siteUrl, version, name)));
 }
 
-export function versionOf(file: { objectKey: string }): string {
-  return file.objectKey.slice(file.objectKey.lastIndexOf('/') + 1);
+export function versionOf(file: Pick<VersionedFile, 'objectKey' | 'privacyVersion'>): string {
+  return `${file.objectKey.slice(file.objectKey.lastIndexOf('/') + 1)}-${file.privacyVersion}`;
 }
 
 export function renditionKey(objectKey: string, rendition: RenditionName): string {

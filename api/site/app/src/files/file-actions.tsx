@@ -72,7 +72,9 @@ export function FileActions({ file, folders, onChange }: { file: FileRecord; fol
         setIsPrivate(!on);
         throw err;
       });
-      return { filename: file.filename, patch: { isPrivate: data.isPrivate, url: data.url }, done: data.isPrivate ? 'Private: only signed links open it now.' : 'Public: its link opens for anyone.' };
+      // Thumbnail URLs change with privacy too (the earlier ones answer 404 now).
+      const patch = { isPrivate: data.isPrivate, url: data.url, thumbnailUrl: data.thumbnailUrl, previewUrl: data.previewUrl };
+      return { filename: file.filename, patch, done: data.isPrivate ? 'Private: only signed links open it now.' : 'Public: its link opens for anyone.' };
     });
   };
 

@@ -43,7 +43,7 @@ export function replaceFile(filename: string, file: File) {
 }
 
 export function setPrivate(filename: string, isPrivate: boolean) {
-  return api<{ data: { isPrivate: boolean; url: string } }>(path(filename, '/privacy'), { method: 'PATCH', body: { isPrivate } });
+  return api<{ data: Pick<FileRecord, 'isPrivate' | 'url' | 'thumbnailUrl' | 'previewUrl'> }>(path(filename, '/privacy'), { method: 'PATCH', body: { isPrivate } });
 }
 
 /** `folderId` null or `root`: the root library. Files that could not be moved come back in `errors`. */
