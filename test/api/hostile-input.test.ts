@@ -24,7 +24,7 @@ describe('Hostile input is refused where it enters, with no SQL and no stack in 
   const logs = captureLogs();
   let env: TestEnv;
   let base: string;
-  let alice: { apiKey: string };
+  let alice: { username: string; apiKey: string };
   let bob: { username: string; apiKey: string };
   let assistant: Awaited<ReturnType<typeof connectAssistant>>;
   let logOfTest: ReturnType<ReturnType<typeof captureLogs>['from']>;
@@ -111,7 +111,7 @@ describe('Hostile input is refused where it enters, with no SQL and no stack in 
       expect(res.body, label).to.deep.equal({ success: false, error: UNSTORABLE_TEXT });
     };
 
-    it('in path segments and query strings: file names, folder ids, album ids, search, keys', async () => {
+    it('in path segments and query strings: file names, folder ids, album ids, search, keys, hosted files', async () => {
       const key = { key: alice.apiKey };
       for (const escape of ESCAPES) {
         expectRefused(await env.api.get(`/api/user/dashboard?search=cat${escape}`, key), `search ${escape}`);
@@ -121,6 +121,8 @@ describe('Hostile input is refused where it enters, with no SQL and no stack in 
         expectRefused(await env.api.get(`/api/album/x${escape}`), `album ${escape}`);
         expectRefused(await env.api.get(`/api/delete/a.png?apiKey=${alice.apiKey}${escape}`), `apiKey ${escape}`);
         expectRefused(await env.api.get(`/api/ping?unused=${escape}`), `unused query ${escape}`);
+        expectRefused(await env.api.get(`/u/${alice.username}/a${escape}.png`), `hosted file ${escape}`);
+        expectRefused(await env.api.get(`/s/${escape}`), `short link ${escape}`);
       }
       expectNoSqlOrStack(logOfTest.lines());
     });
