@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useId, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useId, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { copyText } from './format.js';
 import type { Folder } from './types.js';
 
@@ -37,22 +37,30 @@ export function Status({ error, message }: { error?: string | undefined; message
   );
 }
 
-/** Loads with `load` whenever `deps` change; answers the data, the error's words and a reload. */
-export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, deps: unknown[]) {
+/**
+ * Loads with `load` on mount and whenever `key` (what is loaded: a file's name, say) changes;
+ * answers the data, the error's words and a reload. The latest `load` runs, so it may be inline.
+ */
+export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, key = '') {
   const [data, setData] = useState<T | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
   const [version, setVersion] = useState(0);
+  const loadRef = useRef(load);
+  useLayoutEffect(() => {
+    loadRef.current = load;
+  });
   useEffect(() => {
     const controller = new AbortController();
     setError(undefined);
-    load(controller.signal).then(
+    loadRef.current(controller.signal).then(
       (value) => !controller.signal.aborted && setData(value),
       (err: Error) => !controller.signal.aborted && err.name !== 'AbortError' && setError(err.message),
     );
     return () => controller.abort();
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [...deps, version]);
-  return { data, error, reload: () => setVersion((v) => v + 1), setData };
+  }, [key, version]);
+  // Stable, so effects may depend on it (a notification that calls for a reload, say).
+  const reload = useCallback(() => setVersion((v) => v + 1), []);
+  return { data, error, reload, setData };
 }
 
 /**

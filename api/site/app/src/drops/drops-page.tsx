@@ -12,14 +12,15 @@ import { DropLinkItem, type ShownDropLink } from './drop-link-item.js';
  * the file came (live, from the notification stream), cancel it.
  */
 export function DropsPage() {
-  const links = useLoad((signal) => api<{ data: { dropLinks: DropLink[] } }>('/user/drop-links', { signal }).then((r) => r.data.dropLinks as ShownDropLink[]), []);
-  const folders = useLoad((signal) => listFolders(signal), []);
+  const links = useLoad((signal) => api<{ data: { dropLinks: DropLink[] } }>('/user/drop-links', { signal }).then((r) => r.data.dropLinks as ShownDropLink[]));
+  const folders = useLoad((signal) => listFolders(signal));
   const [created, setCreated] = useState<string | undefined>(undefined);
   const [cancelling, setCancelling] = useState<ShownDropLink | undefined>(undefined);
   const [message, setMessage] = useState<string | undefined>(undefined);
 
   // A file dropped through one of the links arrives as a `drop` notification: read the list again.
-  useEffect(() => listenToNotifications({ notification: (n) => n.type === 'drop' && links.reload() }), []);
+  const reloadLinks = links.reload;
+  useEffect(() => listenToNotifications({ notification: (n) => n.type === 'drop' && reloadLinks() }), [reloadLinks]);
 
   const onCreated = (link: DropLink) => {
     links.setData((current) => [link, ...(current ?? [])]);

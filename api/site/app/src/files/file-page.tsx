@@ -26,7 +26,7 @@ function Preview({ file, username }: { file: FileRecord; username: string }) {
 
 /** One file at /dashboard/files/:filename: its preview, every fact about it, and what can be done to it. */
 export function FilePage({ filename }: { filename: string }) {
-  const { data, error, setData } = useLoad((signal) => findFile(filename, signal), [filename]);
+  const { data, error, setData } = useLoad((signal) => findFile(filename, signal), filename);
   const file = data?.file;
   const folders = data?.data.folders ?? [];
   const back = (

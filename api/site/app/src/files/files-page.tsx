@@ -33,7 +33,7 @@ function shows(view: FilesView, file: FileRecord): boolean {
 export function FilesPage() {
   const { query } = useLocation();
   const view = viewOf(query);
-  const listQuery = useMemo(() => listQueryOf(view), [view.folder, view.search, view.sort]);
+  const listQuery = useMemo(() => listQueryOf({ folder: view.folder, search: view.search, sort: view.sort }), [view.folder, view.search, view.sort]);
   const list = useFileList(listQuery);
   const [layout, setLayout] = useState<Layout>(() => (localStorage.getItem(LAYOUT_KEY) === 'list' ? 'list' : 'grid'));
   const [searchText, setSearchText] = useState(view.search);
@@ -41,32 +41,39 @@ export function FilesPage() {
   const [actionsFor, setActionsFor] = useState<FileRecord | undefined>();
   const [status, setStatus] = useState<{ message?: string; error?: string }>({});
   const sentinel = useRef<HTMLDivElement>(null);
+  const searchTimerRef = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
 
   const go = (next: Partial<FilesView>, replace = false) => navigate(hrefOf({ ...view, ...next }), replace);
 
   // The search box updates the address (and so the list) once typing pauses.
+  const typed = (text: string) => {
+    setSearchText(text);
+    clearTimeout(searchTimerRef.current);
+    if (text !== view.search) searchTimerRef.current = setTimeout(() => go({ search: text }, true), SEARCH_DELAY_MS);
+  };
+  // An address changed otherwise (Back, a link) wins over typing not sent yet.
   useEffect(() => {
-    if (searchText === view.search) return;
-    const timer = setTimeout(() => go({ search: searchText }, true), SEARCH_DELAY_MS);
-    return () => clearTimeout(timer);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [searchText]);
-  useEffect(() => setSearchText(view.search), [view.search]);
+    clearTimeout(searchTimerRef.current);
+    setSearchText(view.search);
+  }, [view.search]);
+  useEffect(() => () => clearTimeout(searchTimerRef.current), []);
   useEffect(() => setSelected(new Set()), [listQuery]);
 
   // Infinite paging: the next page loads once the sentinel under the files comes near the viewport.
+  // loadMore changes only with the query, and calls nothing while a page is on its way.
+  const { loadMore } = list;
   useEffect(() => {
     const element = sentinel.current;
     if (!element) return;
-    const observer = new IntersectionObserver(([entry]) => entry?.isIntersecting && list.loadMore(), { rootMargin: `0px 0px ${NEAR_PX}px 0px` });
+    const observer = new IntersectionObserver(([entry]) => entry?.isIntersecting && loadMore(), { rootMargin: `0px 0px ${NEAR_PX}px 0px` });
     observer.observe(element);
     return () => observer.disconnect();
-  }, [list.loadMore]);
+  }, [loadMore]);
   // A page too short to push the sentinel away calls for the next one (the observer only reports changes).
   useEffect(() => {
     const element = sentinel.current;
-    if (element && !list.loading && list.hasNext && element.getBoundingClientRect().top < innerHeight + NEAR_PX) list.loadMore();
-  }, [list.loading, list.hasNext, list.files.length]);
+    if (element && !list.loading && list.hasNext && element.getBoundingClientRect().top < innerHeight + NEAR_PX) loadMore();
+  }, [list.loading, list.hasNext, list.files.length, loadMore]);
 
   const folderName = view.folder === 'root' ? 'Not in a folder' : list.folders.find((f) => f.id === view.folder)?.name;
   const defaultFolder = list.user?.defaultUploadFolderId ?? null;
@@ -149,7 +156,7 @@ export function FilesPage() {
         <div class="toolbar" role="search" aria-label="Files">
           <span class="field grow">
             <label for="file-search">Search</label>
-            <input id="file-search" type="search" placeholder="Name contains…" value={searchText} onInput={(event) => setSearchText(event.currentTarget.value)} />
+            <input id="file-search" type="search" placeholder="Name contains…" value={searchText} onInput={(event) => typed(event.currentTarget.value)} />
           </span>
           <span class="field">
             <label for="file-sort">Sort</label>

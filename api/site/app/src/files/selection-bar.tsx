@@ -27,11 +27,11 @@ export function SelectionBar({ files, selected, setSelected, folders, onDone }: 
   const [target, setTarget] = useState('root');
   const [busy, setBusy] = useState(false);
   const [confirming, setConfirming] = useState(false);
-  const all = useRef<HTMLInputElement>(null);
+  const allRef = useRef<HTMLInputElement>(null);
   const count = selected.size;
   const allSelected = files.length > 0 && files.every((f) => selected.has(f.filename));
   useEffect(() => {
-    if (all.current) all.current.indeterminate = count > 0 && !allSelected;
+    if (allRef.current) allRef.current.indeterminate = count > 0 && !allSelected;
   }, [count, allSelected]);
 
   const move = async () => {
@@ -69,7 +69,7 @@ export function SelectionBar({ files, selected, setSelected, folders, onDone }: 
     <div class="selection-bar" role="group" aria-label="Selected files">
       <label class="select-all">
         <input
-          ref={all}
+          ref={allRef}
           type="checkbox"
           checked={allSelected}
           disabled={files.length === 0}

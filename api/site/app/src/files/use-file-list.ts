@@ -21,6 +21,7 @@ const EMPTY: ListState = { files: [], folders: [], user: undefined, total: 0, pa
 /**
  * The files of a query, a page at a time: page 1 whenever the query changes, the next one on
  * `loadMore()`. Local changes (an upload, a rename, a delete) patch the list without reloading it.
+ * A new `query` object is a new query: keep it the same object (useMemo) while it lists the same.
  */
 export function useFileList(query: ListQuery) {
   const [state, setState] = useState<ListState>(EMPTY);
@@ -29,7 +30,6 @@ export function useFileList(query: ListQuery) {
   const inFlight = useRef<AbortController | undefined>(undefined);
   const stateRef = useRef(state);
   stateRef.current = state;
-  const key = JSON.stringify(query);
 
   const fetchPage = useCallback(
     async (page: number) => {
@@ -61,8 +61,7 @@ export function useFileList(query: ListQuery) {
         if (inFlight.current === controller) inFlight.current = undefined;
       }
     },
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-    [key],
+    [query],
   );
 
   // The old list stays on screen until the new one arrives.

@@ -10,19 +10,19 @@ export function AlbumShare({ folder, onChanged }: { folder: Folder; onChanged: (
   const [confirmStop, setConfirmStop] = useState(false);
   const path = `/user/folders/${encodeURIComponent(folder.id)}/share`;
   // The button pressed goes away with the change: keep the keyboard on what replaced it.
-  const moved = useRef(false);
+  const movedRef = useRef(false);
   const linkField = useRef<HTMLInputElement>(null);
   const shareButton = useRef<HTMLButtonElement>(null);
   useEffect(() => {
-    if (!moved.current) return;
-    moved.current = false;
+    if (!movedRef.current) return;
+    movedRef.current = false;
     (folder.shared ? linkField.current : shareButton.current)?.focus();
   }, [folder.shared]);
 
   const share = () =>
     action.run('share', async () => {
       const { data } = await api<{ data: { url: string } }>(path, { method: 'POST' });
-      moved.current = true;
+      movedRef.current = true;
       onChanged({ ...folder, shared: true, shareUrl: data.url });
       return 'The folder is shared: anyone with the link sees its public files.';
     });
@@ -30,7 +30,7 @@ export function AlbumShare({ folder, onChanged }: { folder: Folder; onChanged: (
     action.run('stop', async () => {
       await api(path, { method: 'DELETE' });
       setConfirmStop(false);
-      moved.current = true;
+      movedRef.current = true;
       onChanged({ ...folder, shared: false, shareUrl: null });
       return 'No longer shared: the album link stopped working.';
     });

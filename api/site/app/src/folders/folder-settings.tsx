@@ -33,7 +33,7 @@ async function loadState(folder: Folder, signal: AbortSignal): Promise<FolderSta
  * it as an album, and its folder key (Pro) with uploader configs for it.
  */
 export function FolderSettings({ folder, onClose, onChanged }: { folder: Folder; onClose: () => void; onChanged: () => void }) {
-  const { data: state, error, setData: setState } = useLoad((signal) => loadState(folder, signal), [folder.id]);
+  const { data: state, error, setData: setState } = useLoad((signal) => loadState(folder, signal), folder.id);
   const action = useAction<'default'>();
 
   const isDefault = state?.defaultFolderId === folder.id;

@@ -38,7 +38,7 @@ export function NotificationBell() {
   const root = useRef<HTMLDivElement>(null);
   const button = useRef<HTMLButtonElement>(null);
   // Notifications that arrive while the list is being read: the answer may have been made before them.
-  const early = useRef<AppNotification[]>([]);
+  const earlyRef = useRef<AppNotification[]>([]);
 
   useEffect(
     () =>
@@ -46,7 +46,7 @@ export function NotificationBell() {
         unread: setUnread,
         notification: (notification) => {
           setItems((current) => {
-            if (!current) early.current = [notification, ...early.current].slice(0, MAX_LISTED);
+            if (!current) earlyRef.current = [notification, ...earlyRef.current].slice(0, MAX_LISTED);
             return current ? withNewest(current, [notification]) : current;
           });
           setAnnouncement(`New notification: ${notification.title}`);
@@ -61,8 +61,8 @@ export function NotificationBell() {
     const controller = new AbortController();
     api<{ data: { notifications: AppNotification[]; unreadCount: number } }>('/user/notifications', { signal: controller.signal }).then(
       ({ data }) => {
-        setItems(withNewest(data.notifications, early.current));
-        early.current = [];
+        setItems(withNewest(data.notifications, earlyRef.current));
+        earlyRef.current = [];
         setUnread(data.unreadCount);
       },
       (err: Error) => err.name !== 'AbortError' && setError(err.message),
@@ -158,10 +158,10 @@ function NotificationItem({ notification, onRead, onNavigate }: { notification: 
   const link = linkOf(notification);
   // Marking read swaps the button for plain text: the keyboard stays on the item.
   const main = useRef<HTMLDivElement>(null);
-  const hadFocus = useRef(false);
+  const hadFocusRef = useRef(false);
   useEffect(() => {
-    if (notification.read && hadFocus.current) main.current?.focus();
-    hadFocus.current = false;
+    if (notification.read && hadFocusRef.current) main.current?.focus();
+    hadFocusRef.current = false;
   }, [notification.read]);
   const body = (
     <>
@@ -186,7 +186,7 @@ function NotificationItem({ notification, onRead, onNavigate }: { notification: 
           type="button"
           class="note-main"
           onClick={(event) => {
-            hadFocus.current = document.activeElement === event.currentTarget;
+            hadFocusRef.current = document.activeElement === event.currentTarget;
             onRead();
           }}
         >

@@ -6,7 +6,7 @@ import { Status, useAction, useLoad } from '../ui.js';
 
 /** Feedback polls: vote once in each open one; the results show once you have voted or it closed. */
 export function PollsPage() {
-  const { data: polls, error, setData } = useLoad((signal) => api<{ data: { polls: Poll[] } }>('/user/polls', { signal }).then((r) => r.data.polls), []);
+  const { data: polls, error, setData } = useLoad((signal) => api<{ data: { polls: Poll[] } }>('/user/polls', { signal }).then((r) => r.data.polls));
   const replace = (updated: Poll) => setData((current) => current?.map((p) => (p.id === updated.id ? { ...p, ...updated } : p)));
   return (
     <>

@@ -29,7 +29,7 @@ function hostOf(uri: string | null): string | undefined {
 
 /** AI assistants connected over OAuth, each with what it may do and a Disconnect that ends its access at once. */
 export function Assistants() {
-  const { data, error, setData } = useLoad((signal) => api<{ data: { connections: Connection[] } }>('/user/connections', { signal }).then((r) => r.data.connections), []);
+  const { data, error, setData } = useLoad((signal) => api<{ data: { connections: Connection[] } }>('/user/connections', { signal }).then((r) => r.data.connections));
   const [leaving, setLeaving] = useState<Connection | undefined>(undefined);
   const [message, setMessage] = useState<string | undefined>(undefined);
 

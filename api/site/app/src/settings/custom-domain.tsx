@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError } from '../api.js';
 import { formatDate } from '../format.js';
 import { listenToNotifications } from '../notifications/stream.js';
@@ -24,18 +24,22 @@ export function CustomDomain({ onChanged }: { onChanged: () => void }) {
   const [removing, setRemoving] = useState(false);
   const [domain, setDomain] = useState('');
   const status = config?.customDomainStatus;
-  const lastStatus = useRef<string | undefined>(undefined);
+  const lastStatusRef = useRef<string | undefined>(undefined);
 
-  const read = async (signal?: AbortSignal) => {
-    try {
-      const { data } = await api<{ data: CustomDomainConfig }>('/user/custom-domain', { signal });
-      setConfig(data);
-    } catch (err) {
-      if ((err as Error).name === 'AbortError') return;
-      if (err instanceof ApiError && err.status === 403) setRefused(err.message);
-      else setError((err as Error).message);
-    }
-  };
+  // Stable (setError is a state setter), so the effects below run when their own inputs change.
+  const read = useCallback(
+    async (signal?: AbortSignal) => {
+      try {
+        const { data } = await api<{ data: CustomDomainConfig }>('/user/custom-domain', { signal });
+        setConfig(data);
+      } catch (err) {
+        if ((err as Error).name === 'AbortError') return;
+        if (err instanceof ApiError && err.status === 403) setRefused(err.message);
+        else setError((err as Error).message);
+      }
+    },
+    [setError],
+  );
 
   useEffect(() => {
     const controller = new AbortController();
@@ -46,19 +50,19 @@ export function CustomDomain({ onChanged }: { onChanged: () => void }) {
       controller.abort();
       stop();
     };
-  }, []);
+  }, [read]);
 
   useEffect(() => {
     if (status !== 'pending') return;
     const timer = setInterval(() => void read(), POLL_MS);
     return () => clearInterval(timer);
-  }, [status]);
+  }, [status, read]);
 
   // The link style's custom choice depends on the domain being active.
   useEffect(() => {
-    if (lastStatus.current !== undefined && lastStatus.current !== status) onChanged();
-    lastStatus.current = status;
-  }, [status]);
+    if (lastStatusRef.current !== undefined && lastStatusRef.current !== status) onChanged();
+    lastStatusRef.current = status;
+  }, [status, onChanged]);
 
   const add = (event: Event) => {
     event.preventDefault();

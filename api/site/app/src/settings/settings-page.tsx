@@ -10,8 +10,8 @@ import { UsageMeters } from './usage-meters.js';
 /** The account's settings: usage against the plan, link style, custom domain, API key, assistants. */
 export function SettingsPage() {
   // The dashboard's user carries today's count and what is left; one file is the least it lists.
-  const usage = useLoad((signal) => api<{ data: DashboardData }>('/user/dashboard?limit=1', { signal }).then((r) => r.data.user), []);
-  const urlStyle = useLoad((signal) => api<{ data: UrlFormatSettings }>('/user/subdomain', { signal }).then((r) => r.data), []);
+  const usage = useLoad((signal) => api<{ data: DashboardData }>('/user/dashboard?limit=1', { signal }).then((r) => r.data.user));
+  const urlStyle = useLoad((signal) => api<{ data: UrlFormatSettings }>('/user/subdomain', { signal }).then((r) => r.data));
   return (
     <>
       <h1>Settings</h1>

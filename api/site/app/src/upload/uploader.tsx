@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { moveFiles } from '../files/file-api.js';
 import type { DashboardUser, UploadConfig, UploadResult } from '../types.js';
@@ -50,17 +50,20 @@ function queueOfPage(): UploadQueue {
  * On the dashboard as on the public page; the browser's cookie says who uploads, never a key.
  */
 export function Uploader(props: UploaderProps) {
-  const config = useLoad((signal) => api<UploadConfig>('/upload/config', { signal }), []);
+  const config = useLoad((signal) => api<UploadConfig>('/upload/config', { signal }));
   const [expiry, setExpiry] = useState('');
   const [dragging, setDragging] = useState(false);
-  mounted.props = props;
-  mounted.config = config.data;
   const queue = queueOfPage();
   const [, setTick] = useState(0);
   useEffect(() => queue.subscribe(() => setTick((n) => n + 1)), [queue]);
   // What files dropped or pasted from now on get.
-  const target = useRef({ expiry, folderId: props.folderId });
-  target.current = { expiry, folderId: props.folderId };
+  const targetRef = useRef({ expiry, folderId: props.folderId });
+  // After each render, before any event can come: the queue and the handlers see this render's values.
+  useLayoutEffect(() => {
+    mounted.props = props;
+    mounted.config = config.data;
+    targetRef.current = { expiry, folderId: props.folderId };
+  });
 
   const active = queue.items.some((item) => item.state === 'uploading' || item.state === 'paused' || item.state === 'queued');
   // Closing the tab would end the uploads: the browser asks first.
@@ -99,13 +102,13 @@ export function Uploader(props: UploaderProps) {
       const files = filesOf(event.dataTransfer);
       if (files.length === 0) return;
       event.preventDefault();
-      queue.add(files, target.current);
+      queue.add(files, targetRef.current);
     };
     const paste = (event: ClipboardEvent) => {
       const files = filesOf(event.clipboardData).map(namedForPaste);
       if (files.length === 0) return;
       event.preventDefault();
-      queue.add(files, target.current);
+      queue.add(files, targetRef.current);
     };
     document.addEventListener('dragenter', enter);
     document.addEventListener('dragleave', leave);
@@ -142,7 +145,7 @@ export function Uploader(props: UploaderProps) {
               onChange={(event) => {
                 const input = event.currentTarget;
                 const files = [...(input.files ?? [])];
-                if (files.length) queue.add(files, target.current);
+                if (files.length) queue.add(files, targetRef.current);
                 input.value = '';
               }}
             />
