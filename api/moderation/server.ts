@@ -26,9 +26,11 @@ export async function startVisionServer(config: Config, logger: Logger, port: nu
   const moderator = new Moderator(model, { gifFrames: GIF_FRAMES, videoFrames: VIDEO_FRAMES });
   const health = createHealth(logger);
   const redis = createRedis(config.redisUrl, 'client', health.redis);
-  await redis.connect();
+  // Redis down at start is no reason to exit: the connection retries, and the synchronous checks
+  // (`POST /moderate-*`) need no Redis meanwhile; jobs start once it answers.
+  await redis.connect().catch(() => undefined);
   const jobs = new VisionJobs(redis, { redisUrl: config.redisUrl, prefix: config.redisPrefix, concurrency: config.vision.maxConcurrentJobs, health: health.redis });
-  await jobs.start(moderator);
+  jobs.start(moderator);
   const app = createVisionApp({ config, logger, health, model, moderator, jobs });
   const server = createServer(app.callback());
   server.requestTimeout = 30 * 60 * 1000;

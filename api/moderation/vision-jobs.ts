@@ -37,7 +37,7 @@ export class VisionJobs {
     this.queue.on('error', (err) => options.health.failed(err));
   }
 
-  async start(moderator: Moderator): Promise<void> {
+  start(moderator: Moderator): void {
     this.worker = new Worker<VisionJobData, ModerationResult>(
       VISION_QUEUE,
       async (job, _token, signal) => {
@@ -52,11 +52,11 @@ export class VisionJobs {
           if (!signal?.aborted) await rm(job.data.file, { force: true });
         }
       },
-      { connection: createRedis(this.options.redisUrl, 'worker', this.options.health), prefix: this.options.prefix, concurrency: this.options.concurrency },
+      // Connected at once and retried until Redis answers: a worker whose first lazy connect fails stays broken.
+      { connection: createRedis(this.options.redisUrl, 'worker', this.options.health, { connectNow: true }), prefix: this.options.prefix, concurrency: this.options.concurrency },
     );
     // Connection trouble: one line per outage (BullMQ repeats it for every retry).
     this.worker.on('error', (err) => this.options.health.failed(err));
-    await this.worker.waitUntilReady();
   }
 
   async add(data: VisionJobData): Promise<string> {

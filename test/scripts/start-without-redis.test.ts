@@ -9,14 +9,24 @@ import { startOwnRedis, type OwnRedis } from '../helpers/own-engines.js';
 import { freePort } from '../helpers/ports.js';
 import { startProcfile, startWeb, type StartedProcess } from '../helpers/processes.js';
 import { runScript } from '../helpers/run-script.js';
+import { makeTestMedia } from '../helpers/test-media.js';
 
 /**
- * Issue 37: the Procfile's web and worker processes started while their Redis (the test's own) is
- * stopped, then Redis started under them.
+ * Issue 37: the Procfile's web, worker and vision processes started while their Redis (the test's
+ * own) is stopped, then Redis started under them.
  */
 
 /** The last lines a process printed, for a failing assertion's message. */
 const tail = (p: StartedProcess) => p.output().split('\n').slice(-15).join('\n');
+
+/** The lines that tell of a crash or carry a stack (the first few, for the assertion's message). */
+const crashLines = (p: StartedProcess) =>
+  p
+    .output()
+    .split('\n')
+    .filter((line) => /uncaught exception|unhandled rejection|"stack"/.test(line))
+    .join('\n')
+    .slice(0, 3000);
 
 /** How often a process printed a log message. */
 const count = (p: StartedProcess, msg: string) => p.output().split(`"msg":"${msg}"`).length - 1;
@@ -118,7 +128,35 @@ describe('web and worker processes started while Redis is down (issue 37)', func
       expect(count(p, 'redis unavailable'), p.output()).to.equal(1);
       await p.printed('"msg":"redis available again"');
       expect(count(p, 'redis available again'), p.output()).to.equal(1);
-      expect(p.output()).not.to.match(/uncaught exception|unhandled rejection|"stack"/);
+      expect(crashLines(p)).to.equal('');
     }
+  });
+
+  it('vision stays up and judges at once while Redis is down, and takes jobs once it answers', async () => {
+    await redis.stop();
+    const visionPort = await freePort();
+    const vision = await startProcfile('vision', '', { ...env, VISION_PORT: String(visionPort) }, '"msg":"vision listening"');
+    started.push(vision);
+    const media = makeTestMedia();
+    const post = (route: string, name: string) => {
+      const form = new FormData();
+      form.append('file', new Blob([media.read(name)]), name);
+      return fetch(`http://127.0.0.1:${visionPort}${route}`, { method: 'POST', body: form });
+    };
+    // The synchronous check needs no Redis.
+    const judged = await post('/moderate-image', 'still.png');
+    expect(judged.status, await judged.clone().text()).to.equal(200);
+    expect(vision.output()).to.include('"msg":"redis unavailable"');
+
+    await redis.start();
+    await vision.printed('"msg":"redis available again"');
+    const created = await post('/jobs/moderate-gif', 'anim.gif');
+    expect(created.status).to.equal(202);
+    const { job_id: id } = (await created.json()) as { job_id: string };
+    await eventually(async () => (await fetch(`http://127.0.0.1:${visionPort}/jobs/${id}/result`)).status === 200, 30_000);
+    expect(vision.child.exitCode, tail(vision)).to.equal(null);
+    expect(count(vision, 'redis unavailable'), vision.output()).to.equal(1);
+    expect(crashLines(vision)).to.equal('');
+    await rm(media.dir, { recursive: true, force: true });
   });
 });
