@@ -2,9 +2,9 @@ import { and, eq, sql } from 'drizzle-orm';
 import { Batcher } from '../batcher.js';
 import type { Database } from '../db/client.js';
 import { accounts, type AccountRow } from '../db/schema.js';
-import { AppError } from '../errors.js';
 import type { PlanName } from '../plans.js';
-import { asDomainErrors } from './pg-errors.js';
+import { done, type Outcome } from './outcome.js';
+import { outcomeOf, refusingUnstorableText } from './pg-errors.js';
 
 export type NewAccount = Pick<AccountRow, 'username' | 'email' | 'apiKeyHash' | 'apiKeySealed'> &
   Partial<Pick<AccountRow, 'passwordHash' | 'plan'>>;
@@ -28,12 +28,9 @@ export class AccountRepository {
       .prepare('account_by_api_key_hash');
   }
 
-  /** Usernames are unique ignoring case: a taken one is a conflict (the unique index decides). */
-  async create(input: NewAccount): Promise<AccountRow> {
-    const [row] = await asDomainErrors(() => this.db.insert(accounts).values(input).returning(), {
-      unique: () => AppError.conflict('Username is already taken'),
-    });
-    return row!;
+  /** Usernames are unique ignoring case: the unique index decides whether one is `taken`. */
+  async create(input: NewAccount): Promise<Outcome<AccountRow, 'taken'>> {
+    return outcomeOf(async () => done((await this.db.insert(accounts).values(input).returning())[0]!), { unique: 'taken' });
   }
 
   async findById(id: string): Promise<AccountRow | undefined> {
@@ -42,7 +39,7 @@ export class AccountRepository {
   }
 
   async findByUsername(username: string): Promise<AccountRow | undefined> {
-    const [row] = await asDomainErrors(() =>
+    const [row] = await refusingUnstorableText(() =>
       this.db
         .select()
         .from(accounts)

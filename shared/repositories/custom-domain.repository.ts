@@ -1,13 +1,11 @@
 import { and, eq, lt } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { accounts, acmeAccounts, customDomains } from '../db/schema.js';
-import { AppError } from '../errors.js';
-import { asDomainErrors } from './pg-errors.js';
+import { done, type Outcome } from './outcome.js';
+import { outcomeOf } from './pg-errors.js';
 
 export type CustomDomainRow = typeof customDomains.$inferSelect;
 export type CustomDomainPatch = Partial<Omit<CustomDomainRow, 'accountId' | 'domain' | 'createdAt'>>;
-
-const TAKEN = () => AppError.conflict('This domain is already used by another account');
 
 /** Each account's custom domain (one at most), owner-scoped; and the service's ACME account keys. */
 export class CustomDomainRepository {
@@ -18,10 +16,12 @@ export class CustomDomainRepository {
     return row;
   }
 
-  /** A new domain for an account that has none; another account's domain is 409. */
-  async create(accountId: string, values: Pick<CustomDomainRow, 'domain' | 'txtRecordName' | 'txtRecordValue'>): Promise<CustomDomainRow> {
-    const [row] = await asDomainErrors(() => this.db.insert(customDomains).values({ accountId, ...values }).returning(), { unique: TAKEN });
-    return row!;
+  /** A new domain for an account that has none; `taken` when another account has it. */
+  async create(
+    accountId: string,
+    values: Pick<CustomDomainRow, 'domain' | 'txtRecordName' | 'txtRecordValue'>,
+  ): Promise<Outcome<CustomDomainRow, 'taken'>> {
+    return outcomeOf(async () => done((await this.db.insert(customDomains).values({ accountId, ...values }).returning())[0]!), { unique: 'taken' });
   }
 
   /** Updates the account's domain row, if it is still `domain` (a delete and re-add meanwhile wins). */

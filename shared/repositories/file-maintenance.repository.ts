@@ -2,7 +2,7 @@ import { and, asc, eq, gt, inArray, isNull, lte, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { files, type FileRow } from '../db/schema.js';
 import { releaseStorage } from './file.repository.js';
-import { asDomainErrors } from './pg-errors.js';
+import { refusingUnstorableText } from './pg-errors.js';
 
 /**
  * Statements on any account's files by id, for the work no owner asks for: expiry, moderation,
@@ -47,7 +47,7 @@ export class FileMaintenanceRepository {
   }
 
   async findByDeletionToken(filename: string, tokenHash: string): Promise<FileRow | undefined> {
-    const [row] = await asDomainErrors(() =>
+    const [row] = await refusingUnstorableText(() =>
       this.db
         .select()
         .from(files)

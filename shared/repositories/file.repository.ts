@@ -1,9 +1,9 @@
 import { and, asc, count, desc, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { accounts, files, type FileRow } from '../db/schema.js';
-import { AppError } from '../errors.js';
 import { DOCUMENT_PREFIXES, DOCUMENT_TYPES, type FileKind } from '../file-kinds.js';
-import { asDomainErrors, FOLDER_GONE } from './pg-errors.js';
+import { done, refused, type Outcome } from './outcome.js';
+import { outcomeOf, refusingUnstorableText } from './pg-errors.js';
 
 export const SORT_COLUMNS = {
   timestamp: files.createdAt,
@@ -60,7 +60,7 @@ export class FileRepository {
   constructor(private readonly db: Database) {}
 
   async findOwned(accountId: string, filename: string): Promise<FileRow | undefined> {
-    const [row] = await asDomainErrors(() =>
+    const [row] = await refusingUnstorableText(() =>
       this.db
         .select()
         .from(files)
@@ -111,18 +111,19 @@ export class FileRepository {
     return conditions;
   }
 
-  /** Renames a file; a name the account already uses is a conflict (the unique index decides). */
-  async rename(accountId: string, filename: string, newFilename: string, mimeType: string): Promise<FileRow | undefined> {
-    const [row] = await asDomainErrors(
-      () =>
-        this.db
-          .update(files)
-          .set({ filename: newFilename, mimeType })
-          .where(and(eq(files.accountId, accountId), eq(files.filename, filename)))
-          .returning(),
-      { unique: () => AppError.conflict(`You already have a file named ${newFilename}`) },
-    );
-    return row;
+  /**
+   * Renames a file (no value: no such file); a name the account already uses is `taken` (the unique
+   * index decides).
+   */
+  async rename(accountId: string, filename: string, newFilename: string, mimeType: string): Promise<Outcome<FileRow | undefined, 'taken'>> {
+    return outcomeOf(async () => {
+      const [row] = await this.db
+        .update(files)
+        .set({ filename: newFilename, mimeType })
+        .where(and(eq(files.accountId, accountId), eq(files.filename, filename)))
+        .returning();
+      return done(row);
+    }, { unique: 'taken' });
   }
 
   /**
@@ -130,24 +131,30 @@ export class FileRepository {
    * difference only while it stays within `storageLimit`. The verdict on the old content goes with
    * it: the new content is unjudged until moderation says otherwise. A quarantine stays until then
    * when `holdQuarantine` (the new content will be judged). The old content's thumbnails go with it
-   * too. Returns the row before and after.
+   * too. Returns the row before and after (no value: no such file), or `storage_full`.
    */
-  async replace(accountId: string, filename: string, next: Replacement, storageLimit: number, holdQuarantine: boolean) {
-    return asDomainErrors(() =>
+  async replace(
+    accountId: string,
+    filename: string,
+    next: Replacement,
+    storageLimit: number,
+    holdQuarantine: boolean,
+  ): Promise<Outcome<{ before: FileRow; after: FileRow } | undefined, 'storage_full'>> {
+    return outcomeOf(() =>
       this.db.transaction(async (tx) => {
         const [before] = await tx
           .select()
           .from(files)
           .where(and(eq(files.accountId, accountId), eq(files.filename, filename)))
           .for('update');
-        if (!before) throw AppError.notFound('File not found');
+        if (!before) return done(undefined);
         const delta = next.size - before.size;
         const charged = await tx
           .update(accounts)
           .set({ storageUsed: sql`greatest(${accounts.storageUsed} + ${delta}, 0)` })
           .where(and(eq(accounts.id, accountId), sql`(${delta} <= 0 or ${accounts.storageUsed} + ${delta} <= ${storageLimit})`))
           .returning({ id: accounts.id });
-        if (charged.length === 0) throw AppError.tooLarge('The larger file would pass the storage limit');
+        if (charged.length === 0) return refused('storage_full');
         const [after] = await tx
           .update(files)
           .set({
@@ -164,14 +171,14 @@ export class FileRepository {
           })
           .where(eq(files.id, before.id))
           .returning();
-        return { before, after: after! };
+        return done({ before, after: after! });
       }),
     );
   }
 
   /** Sets the file's privacy; an actual change bumps its privacy version (new thumbnail URLs). */
   async setPrivate(accountId: string, filename: string, isPrivate: boolean): Promise<FileRow | undefined> {
-    const [row] = await asDomainErrors(() =>
+    const [row] = await refusingUnstorableText(() =>
       this.db
         .update(files)
         .set({ isPrivate, privacyVersion: sql`${files.privacyVersion} + (${files.isPrivate} <> ${isPrivate})::int` })
@@ -181,24 +188,25 @@ export class FileRepository {
     return row;
   }
 
-  /** Moves the named files of the account into a folder (null = root); returns the names moved. */
-  async move(accountId: string, filenames: string[], folderId: string | null): Promise<string[]> {
-    if (filenames.length === 0) return [];
-    const rows = await asDomainErrors(
-      () =>
-        this.db
-          .update(files)
-          .set({ folderId })
-          .where(and(eq(files.accountId, accountId), inArray(files.filename, filenames)))
-          .returning({ filename: files.filename }),
-      FOLDER_GONE,
-    );
-    return rows.map((r) => r.filename);
+  /**
+   * Moves the named files of the account into a folder (null = root); returns the names moved, or
+   * `folder_gone` when the folder was deleted since the caller found it.
+   */
+  async move(accountId: string, filenames: string[], folderId: string | null): Promise<Outcome<string[], 'folder_gone'>> {
+    if (filenames.length === 0) return done([]);
+    return outcomeOf(async () => {
+      const rows = await this.db
+        .update(files)
+        .set({ folderId })
+        .where(and(eq(files.accountId, accountId), inArray(files.filename, filenames)))
+        .returning({ filename: files.filename });
+      return done(rows.map((r) => r.filename));
+    }, { foreignKey: 'folder_gone' });
   }
 
   /** Removes an account's file and gives its storage back, atomically. */
   async deleteOwned(accountId: string, filename: string): Promise<FileRow | undefined> {
-    return asDomainErrors(() =>
+    return refusingUnstorableText(() =>
       this.db.transaction(async (tx) => {
         const [row] = await tx
           .delete(files)

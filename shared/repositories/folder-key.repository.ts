@@ -1,7 +1,8 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { accounts, folderKeys, folders, type AccountRow, type FolderKeyRow } from '../db/schema.js';
-import { asDomainErrors, FOLDER_GONE } from './pg-errors.js';
+import { done, type Outcome } from './outcome.js';
+import { outcomeOf } from './pg-errors.js';
 
 export type FolderKeyWithName = FolderKeyRow & { folderName: string };
 
@@ -19,21 +20,19 @@ export class FolderKeyRepository {
     return rows.map((r) => ({ ...r.key, folderName: r.folderName }));
   }
 
-  /** Issues the folder's key, replacing any previous one (which stops working at once). */
-  async replace(accountId: string, folderId: string, key: { hash: string; sealed: string }): Promise<FolderKeyRow> {
-    const [row] = await asDomainErrors(
-      () =>
-        this.db
-          .insert(folderKeys)
-          .values({ accountId, folderId, keyHash: key.hash, keySealed: key.sealed })
-          .onConflictDoUpdate({
-            target: folderKeys.folderId,
-            set: { id: sql`gen_random_uuid()`, keyHash: key.hash, keySealed: key.sealed, createdAt: new Date(), lastUsedAt: null },
-          })
-          .returning(),
-      FOLDER_GONE,
-    );
-    return row!;
+  /** Issues the folder's key, replacing any previous one (which stops working at once); `folder_gone` if it was deleted. */
+  async replace(accountId: string, folderId: string, key: { hash: string; sealed: string }): Promise<Outcome<FolderKeyRow, 'folder_gone'>> {
+    return outcomeOf(async () => {
+      const [row] = await this.db
+        .insert(folderKeys)
+        .values({ accountId, folderId, keyHash: key.hash, keySealed: key.sealed })
+        .onConflictDoUpdate({
+          target: folderKeys.folderId,
+          set: { id: sql`gen_random_uuid()`, keyHash: key.hash, keySealed: key.sealed, createdAt: new Date(), lastUsedAt: null },
+        })
+        .returning();
+      return done(row!);
+    }, { foreignKey: 'folder_gone' });
   }
 
   async delete(accountId: string, folderId: string): Promise<FolderKeyRow | undefined> {

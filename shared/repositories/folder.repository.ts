@@ -1,8 +1,8 @@
 import { and, count, eq, getTableColumns, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { accounts, files, folders, type FolderRow } from '../db/schema.js';
-import { AppError } from '../errors.js';
-import { asDomainErrors, FOLDER_GONE } from './pg-errors.js';
+import { done, refused, type Outcome } from './outcome.js';
+import { outcomeOf } from './pg-errors.js';
 
 export type FolderWithCount = FolderRow & { fileCount: number };
 
@@ -31,25 +31,23 @@ export class FolderRepository {
   }
 
   /**
-   * Creates a folder unless the account already has `maxFolders`. The account row is locked for the
-   * count, so concurrent creations cannot pass the limit. A name the account already uses, in any
-   * case, is a conflict (the unique index decides).
+   * Creates a folder unless the account already has `maxFolders` (`limit_reached`). The account row
+   * is locked for the count, so concurrent creations cannot pass the limit. A name the account
+   * already uses, in any case, is `taken` (the unique index decides).
    */
-  async create(accountId: string, name: string, maxFolders: number | null): Promise<FolderRow> {
-    return asDomainErrors(
+  async create(accountId: string, name: string, maxFolders: number | null): Promise<Outcome<FolderRow, 'limit_reached' | 'taken'>> {
+    return outcomeOf(
       () =>
         this.db.transaction(async (tx) => {
           if (maxFolders !== null) {
             await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).for('update');
             const [existing] = await tx.select({ n: count() }).from(folders).where(eq(folders.accountId, accountId));
-            if ((existing?.n ?? 0) >= maxFolders) {
-              throw AppError.forbidden(`The plan allows ${maxFolders} folders; upgrade to Pro for unlimited folders`);
-            }
+            if ((existing?.n ?? 0) >= maxFolders) return refused('limit_reached');
           }
           const [row] = await tx.insert(folders).values({ accountId, name }).returning();
-          return row!;
+          return done(row!);
         }),
-      { unique: () => AppError.conflict(`A folder named "${name}" already exists`) },
+      { unique: 'taken' },
     );
   }
 
@@ -88,7 +86,11 @@ export class FolderRepository {
     return row;
   }
 
-  async setDefault(accountId: string, folderId: string | null): Promise<void> {
-    await asDomainErrors(() => this.db.update(accounts).set({ defaultUploadFolderId: folderId }).where(eq(accounts.id, accountId)), FOLDER_GONE);
+  /** `folder_gone` when the folder was deleted since the caller found it. */
+  async setDefault(accountId: string, folderId: string | null): Promise<Outcome<void, 'folder_gone'>> {
+    return outcomeOf(
+      async () => done(void (await this.db.update(accounts).set({ defaultUploadFolderId: folderId }).where(eq(accounts.id, accountId)))),
+      { foreignKey: 'folder_gone' },
+    );
   }
 }

@@ -1,20 +1,12 @@
-import { AppError } from '../errors.js';
+import { unstorableText } from '../text-hygiene.js';
+import { refused, type Outcome } from './outcome.js';
 
-// SQLSTATE codes are the repositories' business: they turn them into AppErrors here and nowhere
-// else, so no service or route ever sees a driver error it would have to understand.
+// SQLSTATE codes are the repositories' business: they read them here and nowhere else, and report
+// what they mean as an outcome's reason, so no service or route ever sees a driver error.
 
-/** PostgreSQL unique_violation, from node-postgres or PGlite (both expose the SQLSTATE as `code`). */
-function isUniqueViolation(err: unknown): boolean {
-  return findPgError(err)?.code === '23505';
-}
-
-/**
- * PostgreSQL foreign_key_violation: the row referred to vanished between a check and a write
- * (e.g. a folder deleted while a request moves a file into it).
- */
-function isForeignKeyViolation(err: unknown): boolean {
-  return findPgError(err)?.code === '23503';
-}
+const UNIQUE_VIOLATION = '23505';
+/** the row referred to vanished between a check and a write (a folder deleted while a file moves into it) */
+const FOREIGN_KEY_VIOLATION = '23503';
 
 /**
  * Text with a NUL byte, which no text column can hold: character_not_in_repertoire as a text
@@ -32,34 +24,48 @@ export function isRowRefusal(err: unknown): boolean {
   return code !== undefined && (code.startsWith('22') || code.startsWith('23'));
 }
 
-const UNSTORABLE_TEXT = 'Text must not contain NUL characters';
-
-/** What a statement's refusal means to the caller; a refusal not named here stays what it is. */
-export interface RefusalMeaning {
+/** Which reason each of PostgreSQL's refusals the caller expects is reported as. */
+export interface RefusalReasons<Reason extends string> {
   /** unique_violation: the name (or other unique value) is taken */
-  unique?: () => AppError;
+  unique?: Reason;
   /** foreign_key_violation: a row the statement refers to was deleted meanwhile */
-  foreignKey?: () => AppError;
+  foreignKey?: Reason;
 }
 
 /**
- * Runs a statement (or a transaction) and rethrows PostgreSQL's refusals of what its rows hold as
- * domain errors: those `meaning` names, and always text no column can hold (a NUL byte, 400).
- * AppErrors thrown inside pass through unchanged.
+ * Runs a statement (or a transaction) that answers an outcome, and reports PostgreSQL's refusals
+ * named in `reasons` as refused outcomes. A transaction that answers a refusal of its own must not
+ * have written anything, since it commits.
  */
-export async function asDomainErrors<T>(statement: () => Promise<T>, meaning: RefusalMeaning = {}): Promise<T> {
+export async function outcomeOf<T, Own extends string = never, Reason extends string = never>(
+  statement: () => Promise<Outcome<T, Own>>,
+  reasons: RefusalReasons<Reason> = {},
+): Promise<Outcome<T, Reason | Own>> {
   try {
     return await statement();
   } catch (err) {
-    if (meaning.unique && isUniqueViolation(err)) throw meaning.unique();
-    if (meaning.foreignKey && isForeignKeyViolation(err)) throw meaning.foreignKey();
-    if (isUnstorableText(err)) throw AppError.badRequest(UNSTORABLE_TEXT);
-    throw err;
+    const code = findPgError(err)?.code;
+    if (reasons.unique && code === UNIQUE_VIOLATION) return refused(reasons.unique);
+    if (reasons.foreignKey && code === FOREIGN_KEY_VIOLATION) return refused(reasons.foreignKey);
+    throw unstorableTextOr(err);
   }
 }
 
-/** For writes that refer to a folder: the folder disappearing meanwhile is a 404, not a 500. */
-export const FOLDER_GONE: RefusalMeaning = { foreignKey: () => AppError.notFound('Folder not found') };
+/**
+ * Runs a statement; text no column can hold (a NUL byte) is the caller's 400, not our 500. Requests
+ * are checked where they enter (text-hygiene.ts); this is the last net for text from elsewhere.
+ */
+export async function refusingUnstorableText<T>(statement: () => Promise<T>): Promise<T> {
+  try {
+    return await statement();
+  } catch (err) {
+    throw unstorableTextOr(err);
+  }
+}
+
+function unstorableTextOr(err: unknown): unknown {
+  return isUnstorableText(err) ? unstorableText() : err;
+}
 
 function findPgError(err: unknown): { code?: string } | undefined {
   // drizzle wraps driver errors in DrizzleQueryError with the original as `cause`.

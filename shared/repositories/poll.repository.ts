@@ -1,8 +1,8 @@
 import { and, asc, desc, eq, inArray, lte, or, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { pollOptions, polls, pollVotes } from '../db/schema.js';
-import { AppError } from '../errors.js';
-import { asDomainErrors } from './pg-errors.js';
+import { done, refused, type Outcome } from './outcome.js';
+import { outcomeOf } from './pg-errors.js';
 
 export type PollRow = typeof polls.$inferSelect;
 export type OptionRow = typeof pollOptions.$inferSelect;
@@ -55,21 +55,23 @@ export class PollRepository {
   }
 
   /**
-   * Records the account's vote. The primary key (poll, account) lets only one vote per account in,
-   * however many arrive at once; the counts rise in the same transaction.
+   * Records the account's vote, unless the poll is `closed` (or past its time). The primary key
+   * (poll, account) lets only one vote per account in, however many arrive at once
+   * (`already_voted`); the counts rise in the same transaction.
    */
-  async vote(accountId: string, pollId: string, optionId: string): Promise<void> {
-    await asDomainErrors(
+  async vote(accountId: string, pollId: string, optionId: string): Promise<Outcome<void, 'closed' | 'already_voted'>> {
+    return outcomeOf(
       () =>
         this.db.transaction(async (tx) => {
           const [poll] = await tx.select().from(polls).where(eq(polls.id, pollId)).for('update');
           const due = poll?.closesAt && poll.closesAt <= new Date();
-          if (poll?.status !== 'active' || due) throw AppError.badRequest('This poll is closed');
+          if (poll?.status !== 'active' || due) return refused('closed');
           await tx.insert(pollVotes).values({ pollId, accountId, optionId });
           await tx.update(pollOptions).set({ voteCount: sql`${pollOptions.voteCount} + 1` }).where(eq(pollOptions.id, optionId));
           await tx.update(polls).set({ totalVotes: sql`${polls.totalVotes} + 1` }).where(eq(polls.id, pollId));
+          return done(undefined);
         }),
-      { unique: () => AppError.badRequest('You have already voted in this poll') },
+      { unique: 'already_voted' },
     );
   }
 

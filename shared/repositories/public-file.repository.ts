@@ -1,7 +1,7 @@
 import { and, count, desc, eq, getTableColumns, gt, isNull, like, or, type SQL } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { accounts, files, folders, type FileRow, type FolderRow } from '../db/schema.js';
-import { asDomainErrors } from './pg-errors.js';
+import { refusingUnstorableText } from './pg-errors.js';
 
 /** A shared folder as its album link finds it, with the owner's name for the files' URLs. */
 export type AlbumRow = FolderRow & { username: string };
@@ -23,7 +23,7 @@ export class PublicFileRepository {
   constructor(private readonly db: Database) {}
 
   async findAnonymous(filename: string): Promise<FileRow | undefined> {
-    const [row] = await asDomainErrors(() =>
+    const [row] = await refusingUnstorableText(() =>
       this.db
         .select()
         .from(files)
@@ -33,13 +33,13 @@ export class PublicFileRepository {
   }
 
   async findByShortCode(code: string): Promise<FileRow | undefined> {
-    const [row] = await asDomainErrors(() => this.db.select().from(files).where(eq(files.shortCode, code)));
+    const [row] = await refusingUnstorableText(() => this.db.select().from(files).where(eq(files.shortCode, code)));
     return row;
   }
 
   /** The folder shared under `shareId`; none once it is unshared or deleted. */
   async findAlbum(shareId: string): Promise<AlbumRow | undefined> {
-    const [row] = await asDomainErrors(() =>
+    const [row] = await refusingUnstorableText(() =>
       this.db
         .select({ ...getTableColumns(folders), username: accounts.username })
         .from(folders)
@@ -60,11 +60,11 @@ export class PublicFileRepository {
       .where(page?.imagesOnly ? and(albumFilter(album, now), like(files.mimeType, 'image/%')) : albumFilter(album, now))
       .orderBy(desc(files.createdAt), desc(files.id))
       .$dynamic();
-    return asDomainErrors(() => (page ? query.limit(page.limit).offset(page.offset) : query));
+    return refusingUnstorableText(() => (page ? query.limit(page.limit).offset(page.offset) : query));
   }
 
   async countAlbumFiles(album: Pick<FolderRow, 'id' | 'accountId'>, now: Date): Promise<number> {
-    const [row] = await asDomainErrors(() => this.db.select({ n: count() }).from(files).where(albumFilter(album, now)));
+    const [row] = await refusingUnstorableText(() => this.db.select({ n: count() }).from(files).where(albumFilter(album, now)));
     return row?.n ?? 0;
   }
 }

@@ -2,10 +2,10 @@ import { eq, getTableColumns, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { accounts, files, type FileRow } from '../db/schema.js';
 import type { AccountUsage } from '../principal.js';
-import { AppError } from '../errors.js';
-import { secondsUntilNextUtcDay, utcDay } from '../time.js';
-import { Batcher, oneByOne, type Outcome } from '../batcher.js';
-import { asDomainErrors, isRowRefusal } from './pg-errors.js';
+import { utcDay } from '../time.js';
+import { Batcher, oneByOne, type Outcome as BatchOutcome } from '../batcher.js';
+import { done, refused, type Outcome } from './outcome.js';
+import { isRowRefusal, outcomeOf } from './pg-errors.js';
 
 export type NewFile = typeof files.$inferInsert;
 /**
@@ -14,6 +14,12 @@ export type NewFile = typeof files.$inferInsert;
  */
 export type ChargedFile = Omit<NewFile, 'urlFormat'>;
 
+/**
+ * Why an upload was not recorded: a limit it would pass, its generated name taken by a concurrent
+ * upload, or its folder deleted while it was being received.
+ */
+export type ChargeRefusal = 'daily_limit_reached' | 'storage_full' | 'taken' | 'folder_gone';
+export type ChargeOutcome = Outcome<FileRow, ChargeRefusal>;
 
 export interface UploadCharge {
   dailyLimit: number;
@@ -52,7 +58,7 @@ interface ChargedUpload {
 export class UploadChargeRepository {
   // Group commit: concurrent charges of one account share one statement and one commit instead of
   // queueing on the account row's lock (2x uploads a second for one account, docs/decisions.md).
-  private readonly charges = new Batcher<ChargedUpload, FileRow>((accountId, uploads) => this.chargeBatch(accountId, uploads));
+  private readonly charges = new Batcher<ChargedUpload, ChargeOutcome>((accountId, uploads) => this.chargeBatch(accountId, uploads));
 
   constructor(private readonly db: Database) {}
 
@@ -64,10 +70,9 @@ export class UploadChargeRepository {
    * style, and when it names no folder the default upload folder, from the account row it was
    * charged to, as they are at that moment.
    */
-  async insertCharged(file: ChargedFile, charge?: UploadCharge): Promise<FileRow> {
+  async insertCharged(file: ChargedFile, charge?: UploadCharge): Promise<ChargeOutcome> {
     if (!file.accountId || !charge) {
-      const [row] = await asDomainErrors(() => this.db.insert(files).values({ ...file, urlFormat: 'anonymous' }).returning(), UPLOAD_REFUSALS);
-      return row!;
+      return outcomeOf(async () => done((await this.db.insert(files).values({ ...file, urlFormat: 'anonymous' }).returning())[0]!), UPLOAD_REFUSALS);
     }
     return this.charges.submit(file.accountId, { file, charge });
   }
@@ -84,7 +89,7 @@ export class UploadChargeRepository {
    * One statement for the whole batch while it fits the limits and breaks no constraint; else one
    * upload after another, so exactly those that fit are taken and each failure is its own upload's.
    */
-  private async chargeBatch(accountId: string, uploads: ChargedUpload[]): Promise<Outcome<FileRow>[]> {
+  private async chargeBatch(accountId: string, uploads: ChargedUpload[]): Promise<BatchOutcome<ChargeOutcome>[]> {
     if (uploads.length > 1) {
       // What one upload holds (a taken name, a deleted folder, a NUL) fails the statement for all:
       // then they go one by one. Any other failure (the database gone) is every upload's answer.
@@ -94,21 +99,21 @@ export class UploadChargeRepository {
       });
       if (rows.length === uploads.length) {
         const byKey = new Map(rows.map((row) => [row.objectKey, row]));
-        return uploads.map(({ file }) => ({ ok: true, value: byKey.get(file.objectKey)! }));
+        return uploads.map(({ file }) => ({ ok: true, value: done(byKey.get(file.objectKey)!) }));
       }
     }
     return oneByOne(uploads, (upload) => this.insertChargedOne(accountId, upload));
   }
 
-  private async insertChargedOne(accountId: string, upload: ChargedUpload): Promise<FileRow> {
+  private async insertChargedOne(accountId: string, upload: ChargedUpload): Promise<ChargeOutcome> {
     const day = utcDay();
-    const [row] = await asDomainErrors(() => this.insertChargedRows(accountId, [upload], day), UPLOAD_REFUSALS);
-    if (row) return row;
+    const charged = await outcomeOf(async () => done((await this.insertChargedRows(accountId, [upload], day))[0]), UPLOAD_REFUSALS);
+    if (!charged.ok) return charged;
+    if (charged.value) return done(charged.value);
+    // Nothing was charged: the daily count or the storage would have passed its limit.
     const [account] = await this.db.select().from(accounts).where(eq(accounts.id, accountId));
-    if (account?.usageDay === day && account.usageDayCount >= upload.charge.dailyLimit) {
-      throw AppError.tooManyRequests('Daily upload limit reached', secondsUntilNextUtcDay());
-    }
-    throw AppError.forbidden('Storage limit reached: delete files or upgrade the plan');
+    const countFull = account?.usageDay === day && account.usageDayCount >= upload.charge.dailyLimit;
+    return refused(countFull ? 'daily_limit_reached' : 'storage_full');
   }
 
   /** The uploads as one JSON array, charged and inserted in one statement; no rows when they do not fit. */
@@ -165,7 +170,4 @@ export class UploadChargeRepository {
   }
 }
 
-const UPLOAD_REFUSALS = {
-  unique: () => AppError.conflict('The generated name was taken by a concurrent upload; retry'),
-  foreignKey: () => AppError.conflict('The destination folder was deleted during the upload; retry'),
-};
+const UPLOAD_REFUSALS = { unique: 'taken', foreignKey: 'folder_gone' } as const;

@@ -59,7 +59,7 @@ export class AccountService {
     const { username, password, email, plan } = parsed.data;
     if (this.ownLabels.includes(username)) throw AppError.badRequest('this username is reserved');
     const apiKey = generateApiKey();
-    const account = await this.accounts.create({
+    const created = await this.accounts.create({
       username,
       email,
       plan,
@@ -67,7 +67,8 @@ export class AccountService {
       apiKeyHash: sha256(apiKey),
       apiKeySealed: this.box.encrypt(apiKey),
     });
-    return { account: principalOf(account), apiKey };
+    if (!created.ok) throw AppError.conflict('Username is already taken');
+    return { account: principalOf(created.value), apiKey };
   }
 
   /** The account a primary key belongs to, or undefined for an unknown key. */

@@ -13,7 +13,7 @@ import type { FileRepository } from '../repositories/file.repository.js';
 import type { CachePurgeService } from './cache-purge.service.js';
 import { cleanOriginalName } from './file-naming.js';
 import type { FileUrls } from './file-urls.js';
-import type { FolderService } from './folder.service.js';
+import { folderNotFound, type FolderService } from './folder.service.js';
 import type { ModerationService } from './moderation.service.js';
 import type { ThumbnailService } from './thumbnails/thumbnail.service.js';
 import type { ReceivedBody, UploadService } from './upload.service.js';
@@ -64,7 +64,9 @@ export class FileService {
     const file = await this.owned(account, filename);
     const changedExt = path.extname(newFilename).toLowerCase() !== path.extname(filename).toLowerCase();
     const mimeType = changedExt ? mime.lookup(newFilename) || 'application/octet-stream' : file.mimeType;
-    const renamed = await this.deps.files.rename(account.id, filename, newFilename, mimeType);
+    const outcome = await this.deps.files.rename(account.id, filename, newFilename, mimeType);
+    if (!outcome.ok) throw AppError.conflict(`You already have a file named ${newFilename}`);
+    const renamed = outcome.value;
     if (!renamed) throw AppError.notFound('File not found');
     await this.deps.purges.fileChanged(renamed, account, filename);
     return { oldFilename: filename, newFilename, newUrl: this.deps.urls.forFile(renamed, account) };
@@ -77,20 +79,23 @@ export class FileService {
    * moderation service does not judge, which would leave it blocked for good.
    */
   async replace(account: Principal, filename: string, received: ReceivedBody, originalName: string) {
-    let result;
+    let replaced;
     try {
-      result = await this.deps.files.replace(
+      const outcome = await this.deps.files.replace(
         account.id,
         filename,
         { objectKey: received.objectKey, size: received.size, mimeType: received.sniffed.mime, originalName: cleanOriginalName(originalName) },
         this.deps.plans.of(account.plan).monthlyStorageLimit,
         this.deps.moderation.isModerated(received.sniffed.mime),
       );
+      if (!outcome.ok) throw AppError.tooLarge('The larger file would pass the storage limit');
+      if (!outcome.value) throw AppError.notFound('File not found');
+      replaced = outcome.value;
     } catch (err) {
       await this.deps.uploads.discard(received.objectKey);
       throw err;
     }
-    const { before, after } = result;
+    const { before, after } = replaced;
     await this.deps.jobs
       .add('object.delete', { key: before.objectKey }, { delay: REPLACED_OBJECT_GRACE_MS })
       .catch((err: unknown) => this.deps.logger.error({ err, key: before.objectKey }, 'could not queue deletion of a replaced object'));
@@ -117,16 +122,14 @@ export class FileService {
   }
 
   async move(account: Principal, filename: string, folderId: string | null): Promise<void> {
-    await this.assertFolder(account, folderId);
-    const moved = await this.deps.files.move(account.id, [filename], folderId);
+    const moved = await this.moveOwned(account, [filename], folderId);
     if (moved.length === 0) throw AppError.notFound('File not found');
   }
 
   /** Moves what it can; files that are missing or not the account's are reported, not fatal. */
   async moveMany(account: Principal, filenames: string[], folderId: string | null) {
-    await this.assertFolder(account, folderId);
     const unique = [...new Set(filenames)];
-    const moved = new Set(await this.deps.files.move(account.id, unique, folderId));
+    const moved = new Set(await this.moveOwned(account, unique, folderId));
     return {
       moved: unique.filter((f) => moved.has(f)),
       errors: unique.filter((f) => !moved.has(f)).map((f) => ({ filename: f, error: NOT_OWNED })),
@@ -170,8 +173,12 @@ export class FileService {
     return file;
   }
 
-  private async assertFolder(account: Principal, folderId: string | null) {
+  /** Moves the account's named files into its folder (null: the root); returns the names moved. */
+  private async moveOwned(account: Principal, filenames: string[], folderId: string | null): Promise<string[]> {
     if (folderId !== null) await this.deps.folders.get(account, folderId);
+    const moved = await this.deps.files.move(account.id, filenames, folderId);
+    if (!moved.ok) throw folderNotFound();
+    return moved.value;
   }
 
   /** The row is gone, so nothing serves the file any more; its bytes go through the delete job. */

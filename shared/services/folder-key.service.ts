@@ -4,7 +4,7 @@ import { AppError } from '../errors.js';
 import type { Plans } from '../plans.js';
 import { type AccountUsage, type Principal, principalOf, usageSnapshotOf } from '../principal.js';
 import type { FolderKeyRepository } from '../repositories/folder-key.repository.js';
-import type { FolderService } from './folder.service.js';
+import { folderNotFound, type FolderService } from './folder.service.js';
 
 export const FOLDER_KEY_PREFIX = 'fk_';
 
@@ -32,8 +32,9 @@ export class FolderKeyService {
     this.assertPro(account);
     const folder = await this.folders.get(account, folderId);
     const key = generateFolderKey();
-    const row = await this.keys.replace(account.id, folder.id, { hash: sha256(key), sealed: this.box.encrypt(key) });
-    return this.toFolderKey(row, folder.name);
+    const issued = await this.keys.replace(account.id, folder.id, { hash: sha256(key), sealed: this.box.encrypt(key) });
+    if (!issued.ok) throw folderNotFound();
+    return this.toFolderKey(issued.value, folder.name);
   }
 
   async revoke(account: Principal, folderId: string): Promise<void> {

@@ -13,6 +13,11 @@ export function albumUrl(siteUrl: string, shareId: string): string {
   return `${new URL(siteUrl).origin}/album/${shareId}`;
 }
 
+/** An unknown folder, another account's, or one deleted while a request used it. */
+export function folderNotFound(): AppError {
+  return AppError.notFound('Folder not found');
+}
+
 export class FolderService {
   constructor(
     private readonly folders: FolderRepository,
@@ -24,26 +29,32 @@ export class FolderService {
     return (await this.folders.list(account.id)).map((row) => this.toFolder(row));
   }
 
-  /** Names are unique per account ignoring case (409); Free accounts have a folder limit. */
+  /** Names are unique per account ignoring case (409); the plan may limit how many an account has (403). */
   async create(account: Principal, name: string) {
-    const row = await this.folders.create(account.id, name, this.plans.of(account.plan).maxFolders);
-    return this.toFolder({ ...row, fileCount: 0 });
+    const { maxFolders } = this.plans.of(account.plan);
+    const created = await this.folders.create(account.id, name, maxFolders);
+    if (!created.ok) {
+      throw created.reason === 'limit_reached'
+        ? AppError.forbidden(`The plan allows ${maxFolders} folders; upgrade to Pro for unlimited folders`)
+        : AppError.conflict(`A folder named "${name}" already exists`);
+    }
+    return this.toFolder({ ...created.value, fileCount: 0 });
   }
 
   /** Its files move to the root library, its folder key is revoked, a default pointing at it resets. */
   async delete(account: Principal, id: string): Promise<void> {
-    if (!isId(id) || !(await this.folders.delete(account.id, id))) throw AppError.notFound('Folder not found');
+    if (!isId(id) || !(await this.folders.delete(account.id, id))) throw folderNotFound();
   }
 
   async get(account: Principal, id: string): Promise<FolderRow> {
     const folder = isId(id) ? await this.folders.find(account.id, id) : undefined;
-    if (!folder) throw AppError.notFound('Folder not found');
+    if (!folder) throw folderNotFound();
     return folder;
   }
 
   async setDefault(account: Principal, folderId: string | null): Promise<string | null> {
     if (folderId !== null) await this.get(account, folderId);
-    await this.folders.setDefault(account.id, folderId);
+    if (!(await this.folders.setDefault(account.id, folderId)).ok) throw folderNotFound();
     return folderId;
   }
 

@@ -17,6 +17,8 @@ const newPollSchema = z.object({
 });
 
 const isUuid = (v: string) => z.uuid().safeParse(v).success;
+const pollClosed = () => AppError.badRequest('This poll is closed');
+const alreadyVoted = () => AppError.badRequest('You have already voted in this poll');
 
 export function toPoll({ poll, options, userVote }: PollWithOptions) {
   return {
@@ -53,9 +55,11 @@ export class PollService {
     const found = isUuid(pollId) ? await this.polls.findVisible(account.id, pollId) : undefined;
     if (!found) throw AppError.notFound('Poll not found');
     if (!found.options.some((o) => o.id === optionId)) throw AppError.notFound('Option not found in this poll');
-    if (found.poll.status !== 'active') throw AppError.badRequest('This poll is closed');
-    if (found.userVote) throw AppError.badRequest('You have already voted in this poll');
-    await this.polls.vote(account.id, pollId, optionId);
+    // Checked here for the common case, and again atomically by the vote itself.
+    if (found.poll.status !== 'active') throw pollClosed();
+    if (found.userVote) throw alreadyVoted();
+    const voted = await this.polls.vote(account.id, pollId, optionId);
+    if (!voted.ok) throw voted.reason === 'closed' ? pollClosed() : alreadyVoted();
     const { id, question, status, totalVotes, userVote, options } = toPoll((await this.polls.findVisible(account.id, pollId))!);
     return { id, question, status, totalVotes, userVote, options };
   }

@@ -9,7 +9,7 @@ import type { Logger } from '../logger.js';
 import type { Plans } from '../plans.js';
 import type { RateLimits } from '../rate-limits.js';
 import type { AccountUsage, Principal } from '../principal.js';
-import type { UploadChargeRepository } from '../repositories/upload-charge.repository.js';
+import type { ChargeRefusal, UploadChargeRepository } from '../repositories/upload-charge.repository.js';
 import { newObjectKey, type StorageDriver } from '../storage/index.js';
 import { secondsUntilNextUtcDay } from '../time.js';
 import { todayCountOf } from './account.service.js';
@@ -64,6 +64,20 @@ export interface UploadServiceDeps {
   generateFilename?: (extension: string) => string;
 }
 
+/** How an upload the charge refused (or certainly would) is answered. */
+function chargeRefused(reason: ChargeRefusal): AppError {
+  switch (reason) {
+    case 'daily_limit_reached':
+      return AppError.tooManyRequests('Daily upload limit reached', secondsUntilNextUtcDay());
+    case 'storage_full':
+      return AppError.forbidden('Storage limit reached: delete files or upgrade the plan');
+    case 'taken':
+      return AppError.conflict('The generated name was taken by a concurrent upload; retry');
+    case 'folder_gone':
+      return AppError.conflict('The destination folder was deleted during the upload; retry');
+  }
+}
+
 export class UploadService {
   private readonly nameFor: (extension: string) => string;
 
@@ -98,12 +112,8 @@ export class UploadService {
     // The charge checks the limits again, atomically: this only spares reading a body bound to be refused.
     const usage = known ?? (await this.deps.charges.usageOf(account.id));
     if (!usage) throw AppError.forbidden('Invalid API key');
-    if (usage.storageUsed >= plan.monthlyStorageLimit) {
-      throw AppError.forbidden('Storage limit reached: delete files or upgrade the plan');
-    }
-    if (todayCountOf(usage) >= plan.dailyLimit) {
-      throw AppError.tooManyRequests('Daily upload limit reached', secondsUntilNextUtcDay());
-    }
+    if (usage.storageUsed >= plan.monthlyStorageLimit) throw chargeRefused('storage_full');
+    if (todayCountOf(usage) >= plan.dailyLimit) throw chargeRefused('daily_limit_reached');
   }
 
   /**
@@ -140,7 +150,7 @@ export class UploadService {
     try {
       const { expiry } = options;
       const plan = account ? this.deps.plans.of(account.plan) : undefined;
-      file = await this.deps.charges.insertCharged(
+      const charged = await this.deps.charges.insertCharged(
         {
           accountId: account?.id ?? null,
           folderId: account ? uploader.folderId : null,
@@ -157,6 +167,8 @@ export class UploadService {
         },
         plan && { dailyLimit: plan.dailyLimit, storageLimit: plan.monthlyStorageLimit },
       );
+      if (!charged.ok) throw chargeRefused(charged.reason);
+      file = charged.value;
     } catch (err) {
       await this.discard(received.objectKey);
       if (isAppError(err)) throw err;

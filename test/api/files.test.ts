@@ -112,6 +112,7 @@ describe('files of an account', () => {
       const b = await uploadOne(alice, pngBytes(2000, 4));
       const res = await env.api.put(`/api/user/images/${a.filename}/rename`, { key: alice.apiKey, json: { newFilename: b.filename } });
       expect(res.status).to.equal(409);
+      expect(res.body).to.deep.equal({ success: false, error: `You already have a file named ${b.filename}` });
       expect(await fileRowsOf(env, alice.id)).to.have.length(2);
     });
 
@@ -163,7 +164,7 @@ describe('files of an account', () => {
       form.append('file', new Blob([pngBytes(5000, 2)]), 'bigger.png');
       const res = await env.api.patch(`/api/user/images/${file.filename}/replace`, { key: alice.apiKey, body: form });
       expect(res.status).to.equal(413);
-      expect(res.body.success).to.equal(false);
+      expect(res.body).to.deep.equal({ success: false, error: 'The larger file would pass the storage limit' });
       const row = (await rowOf(alice, file.filename))!;
       expect(row.size).to.equal(2000);
       expect(await storageUsedBy(env, alice.id)).to.equal(1_999_000);

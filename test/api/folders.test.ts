@@ -119,8 +119,7 @@ describe('folders', () => {
       for (const name of ['Photos', 'photos', 'PHOTOS', '  pHoToS  ']) {
         const res = await env.api.post('/api/user/folders', { key: alice.apiKey, json: { name } });
         expect(res.status, name).to.equal(409);
-        expect(res.body.success).to.equal(false);
-        expect(res.body.error).to.be.a('string');
+        expect(res.body).to.deep.equal({ success: false, error: `A folder named "${name.trim()}" already exists` });
       }
       const rows = await folderRowsOf(alice);
       expect(rows.map((r) => ({ id: r.id, name: r.name }))).to.deep.equal([{ id, name: 'Photos' }]);
@@ -149,8 +148,7 @@ describe('folders', () => {
         for (let i = 1; i <= 10; i++) await createFolder(alice, `folder ${i}`);
         const res = await env.api.post('/api/user/folders', { key: alice.apiKey, json: { name: 'folder 11' } });
         expect(res.status).to.equal(403);
-        expect(res.body.success).to.equal(false);
-        expect(res.body.error).to.be.a('string');
+        expect(res.body).to.deep.equal({ success: false, error: 'The plan allows 10 folders; upgrade to Pro for unlimited folders' });
         const rows = await folderRowsOf(alice);
         expect(rows).to.have.length(10);
         expect(rows.map((r) => r.name)).not.to.include('folder 11');

@@ -30,4 +30,9 @@ describe('the seams between layers', () => {
     );
     expect(offending.map((m) => m.file)).to.deep.equal([]);
   });
+
+  it('repositories report outcomes and services word them: no repository imports AppError', async () => {
+    const offending = (await modulesUnder('shared/repositories')).filter((m) => m.imports.includes('shared/errors.js'));
+    expect(offending.map((m) => m.file)).to.deep.equal([]);
+  });
 });

@@ -260,7 +260,9 @@ describe('POST /api/upload: quotas, concurrency and storage failures', () => {
         Array.from({ length: 24 }, (_, i) => upload(env, { key: alice.apiKey, bytes: pngBytes(2000, i) })),
       );
       expect(results.filter((r) => r.status === 200)).to.have.length(5);
-      expect(results.filter((r) => r.status !== 200).every((r) => r.status === 429)).to.equal(true);
+      const refusals = results.filter((r) => r.status !== 200);
+      expect(new Set(refusals.map((r) => `${r.status} ${r.body.error}`))).to.deep.equal(new Set(['429 Daily upload limit reached']));
+      expect(refusals.every((r) => r.body.retryAfter === Number(r.headers.get('retry-after')) && r.body.retryAfter >= 1)).to.equal(true);
       expect(await fileRowsOf(env, alice.id)).to.have.length(5);
       expect(await env.container.services.accounts.uploadsToday(alice.id)).to.equal(5);
       expect(await storageUsedBy(env, alice.id)).to.equal(5 * 2000);
@@ -278,7 +280,8 @@ describe('POST /api/upload: quotas, concurrency and storage failures', () => {
         Array.from({ length: 10 }, (_, i) => upload(env, { key: alice.apiKey, bytes: pngBytes(3000, i) })),
       );
       expect(results.filter((r) => r.status === 200)).to.have.length(3);
-      expect(results.filter((r) => r.status !== 200).every((r) => r.status === 403)).to.equal(true);
+      const refusals = results.filter((r) => r.status !== 200);
+      expect(new Set(refusals.map((r) => `${r.status} ${r.body.error}`))).to.deep.equal(new Set(['403 Storage limit reached: delete files or upgrade the plan']));
       expect(await storageUsedBy(env, alice.id)).to.equal(9000);
       expect(await storedObjects(env)).to.have.length(3);
       const full = await upload(env, { key: alice.apiKey, bytes: pngBytes(1500) });

@@ -86,11 +86,13 @@ export class CustomDomainService {
     } catch (err) {
       throw AppError.upstreamFailed('The certificate authority could not be reached; nothing was saved, retry', err);
     }
-    const created = await this.deps.domains.create(account.id, {
+    const outcome = await this.deps.domains.create(account.id, {
       domain,
       txtRecordName: `${OWNERSHIP_LABEL}.${domain}`,
       txtRecordValue: `hfs-verify=${randomBytes(16).toString('hex')}`,
     });
+    if (!outcome.ok) throw AppError.conflict('This domain is already used by another account');
+    const created = outcome.value;
     const row = await this.deps.domains.update(account.id, domain, {
       acmeState: { ...order },
       sslValidationRecords: [{ txt_name: acmeChallengeName(domain), txt_value: order.txtValue }],
