@@ -1,6 +1,6 @@
 /**
  * What a repository's write came to: its value, or the reason it was refused (a name taken, a
- * folder gone, a limit reached). Repositories report reasons; services word them as AppErrors.
+ * folder gone, a limit reached). Repositories report reasons; services word the errors clients see.
  */
 export type Outcome<T, Reason extends string> = { ok: true; value: T } | { ok: false; reason: Reason };
 
