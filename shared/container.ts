@@ -62,6 +62,8 @@ import { UploaderConfigService } from './services/uploader-config.service.js';
 import { UrlUploadService } from './services/url-upload.service.js';
 import { createStorage } from './storage/index.js';
 import { createTusStore } from './services/uploads/tus-store.js';
+import { TusResultService } from './services/uploads/tus-result.service.js';
+import { TusResultRepository } from './repositories/tus-result.repository.js';
 
 export interface ContainerOptions {
   /** An already open database (tests hand in a per-file clone). */
@@ -111,6 +113,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     oauthConnections: new OAuthConnectionRepository(database.db),
     customDomains: new CustomDomainRepository(database.db),
     health: new HealthRepository(database.db),
+    tusResults: new TusResultRepository(database.db),
   };
   const fileCache = new FileCache(new FileBodyCache(config.serving.memoryCacheBytes, config.serving.memoryCacheMaxFileBytes));
   const accounts = new AccountService(repositories.accounts, plans, box, config.apiKeyRegenerationsPerMonth, urls.ownLabels(), (id) =>
@@ -221,7 +224,8 @@ export async function createContainer(config: Config, options: ContainerOptions 
     }),
     authorizationStore,
     uploaderConfigs: new UploaderConfigService(accounts, folderKeys, config.baseUrl),
-    orphanSweep: new OrphanSweepService({ files: repositories.fileMaintenance, storage, logger }),
+    orphanSweep: new OrphanSweepService({ files: repositories.fileMaintenance, storage, resumable: tusStore, logger }),
+    tusResults: new TusResultService(repositories.tusResults, box),
     readiness: new ReadinessService({ database: repositories.health, redis, storage, moderation: { enabled: config.moderation.enabled, visionUrl: config.visionUrl } }),
     dropLinks: new DropLinkService({
       links: repositories.dropLinks,

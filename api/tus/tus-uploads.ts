@@ -14,7 +14,6 @@ import { type IdentifiedUploader, identifyUploader } from '../middleware/upload-
 import type { AppContext, AppState } from '../state.js';
 
 export const TUS_PATH = '/api/uploads';
-const RESULT_TTL_SECONDS = 24 * 60 * 60;
 // Where the finished upload's hosted URL travels on the last PATCH (and on HEAD afterwards).
 const HOSTED_URL_HEADER = 'X-Hosted-Url';
 const OWNER_KEY = 'hfsowner';
@@ -25,10 +24,6 @@ const CORS = { allowedHeaders: ['X-Api-Key'], exposedHeaders: [HOSTED_URL_HEADER
 const CORS_HEADERS = { 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': [...HEADERS, ...CORS.exposedHeaders].join(', ') };
 
 type TusError = { status_code: number; body: string };
-interface Finished {
-  owner: string;
-  result: UploadResult;
-}
 
 /** A refusal of ours in tus's shape, with the spec's error body. */
 function tusError(err: unknown): TusError {
@@ -51,7 +46,6 @@ export function tusUploads(container: Container, subscriber: Redis): { middlewar
   };
   // An upload belongs to whoever created it: an account, or one anonymous website visitor.
   const ownerOf = ({ uploader, visitor }: IdentifiedUploader) => box.sign(`tus-owner:${uploader.account?.id ?? `visitor:${visitor}`}`);
-  const resultKey = (id: string) => `${config.redisPrefix}:tus-result:${id}`;
   const datastore = container.tusStore;
   const discoveryMaxBytes = Math.max(plans.anonymousMaxFileSize, ...PLAN_NAMES.map((plan) => plans.of(plan).maxFileSize));
   const locker = new RedisLocker({ redis, subscriber, prefix: `${config.redisPrefix}:tus-lock` });
@@ -93,8 +87,7 @@ export function tusUploads(container: Container, subscriber: Redis): { middlewar
         await datastore.remove(upload.id).catch(() => undefined);
         throw tusError(err);
       }
-      const finishedUpload: Finished = { owner: ownerOf(current()), result };
-      await redis.set(resultKey(upload.id), JSON.stringify(finishedUpload), 'EX', RESULT_TTL_SECONDS);
+      await services.tusResults.save(ownerOf(current()), upload.id, result);
       // The bytes now live in storage as a file: the upload's own copy goes before the answer, so a
       // process stopped right after cannot leave it behind (a finished upload is past the expiry sweep).
       await datastore.remove(upload.id).catch((err: unknown) => container.logger.warn({ err, id: upload.id }, 'finished tus upload not removed'));
@@ -108,12 +101,6 @@ export function tusUploads(container: Container, subscriber: Redis): { middlewar
     },
   });
 
-  /** A finished upload (its store copy is gone): HEAD says it is complete, GET …/result gives the JSON. */
-  const finished = async (id: string) => {
-    const stored = await redis.get(resultKey(id));
-    return stored ? (JSON.parse(stored) as Finished) : undefined;
-  };
-
   const middleware: Middleware<AppState> = async (ctx, next) => {
     if (ctx.path !== TUS_PATH && !ctx.path.startsWith(`${TUS_PATH}/`)) return next();
     ctx.state.route = `${TUS_PATH}/*`;
@@ -126,11 +113,9 @@ export function tusUploads(container: Container, subscriber: Redis): { middlewar
     const resultMatch = /^\/api\/uploads\/([^/]+)\/result$/.exec(ctx.path);
     const id = resultMatch?.[1] ?? ctx.path.slice(TUS_PATH.length + 1);
     if (id && (resultMatch || ctx.method === 'HEAD')) {
-      const done = await finished(id);
-      if (done) {
-        // Only its uploader sees it.
-        if (done.owner !== ownerOf(identified)) return notFound(ctx);
-        const { result } = done;
+      // A finished upload (its store copy is gone), to its uploader only: HEAD says it is complete, GET …/result gives the JSON.
+      const result = await services.tusResults.find(ownerOf(identified), id);
+      if (result) {
         if (resultMatch) return (ctx.body = { success: true, data: result });
         ctx.set({ 'Tus-Resumable': '1.0.0', 'Upload-Offset': String(result.sizeBytes), 'Upload-Length': String(result.sizeBytes), [HOSTED_URL_HEADER]: result.url, 'Cache-Control': 'no-store' });
         ctx.status = 200;

@@ -347,6 +347,23 @@ export const oauthConnections = pgTable(
   (t) => [primaryKey({ columns: [t.accountId, t.clientId] })],
 );
 
+/**
+ * The answer of a finished resumable (tus) upload, for its uploader's HEAD and GET …/result: kept in
+ * the database, as a Redis flush must not lose it. Sealed, as it carries the file's deletion token.
+ */
+export const tusResults = pgTable(
+  'tus_results',
+  {
+    // Text, not uuid: any id in a request path is looked up without a cast error.
+    uploadId: text('upload_id').primaryKey(),
+    // The signed owner tag of the upload (an account, or one anonymous visitor).
+    owner: text('owner').notNull(),
+    resultSealed: text('result_sealed').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('tus_results_created_idx').on(t.createdAt)],
+);
+
 export type AccountRow = typeof accounts.$inferSelect;
 export type OAuthConnectionRow = typeof oauthConnections.$inferSelect;
 export type FileRow = typeof files.$inferSelect;

@@ -2,6 +2,7 @@ import type { Logger } from '../logger.js';
 import type { FileMaintenanceRepository } from '../repositories/file-maintenance.repository.js';
 import { OBJECT_KEY_PREFIX, type StorageDriver } from '../storage/index.js';
 import { sourceKeyOf } from './thumbnails/thumbnail-keys.js';
+import type { TusStore } from './uploads/tus-store.js';
 
 // Younger objects may be uploads still being written or about to get their row. An hour, as no upload
 // outlives the web's one-hour request timeout (S3 dates a multipart object from its upload's start).
@@ -17,17 +18,18 @@ export interface ReconcileOptions {
 export interface ReconcileResult {
   /** Objects listed, young ones included. */
   scanned: number;
-  /** Objects deleted because no file row names them. */
+  /** Objects deleted because no file row names them, and resumable uploads' leftovers past their expiry. */
   removed: number;
 }
 
 /**
  * The safety net behind every path that can leave an object without a row (a process killed
  * mid-upload, a delete whose `object.delete` job could not be queued): storage is compared with the
- * database, and what no file row names is deleted, with the thumbnails of such objects.
+ * database, and what no file row names is deleted, with the thumbnails of such objects. The resumable
+ * uploads' area is swept too, by age (past the uploads' expiry), as its state may be gone with Redis.
  */
 export class OrphanSweepService {
-  constructor(private readonly deps: { files: FileMaintenanceRepository; storage: StorageDriver; logger: Logger }) {}
+  constructor(private readonly deps: { files: FileMaintenanceRepository; storage: StorageDriver; resumable: Pick<TusStore, 'removeStale'>; logger: Logger }) {}
 
   async reconcile({ minAgeMs = ORPHAN_MIN_AGE_MS, signal }: ReconcileOptions = {}): Promise<ReconcileResult> {
     const cutoff = Date.now() - minAgeMs;
@@ -43,6 +45,8 @@ export class OrphanSweepService {
       batch = [];
     }
     removed += await this.removeUnreferenced(batch, signal);
+    signal?.throwIfAborted();
+    removed += await this.deps.resumable.removeStale();
     if (removed > 0) this.deps.logger.info({ scanned, removed }, 'removed orphan objects');
     return { scanned, removed };
   }

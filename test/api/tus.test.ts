@@ -1,7 +1,9 @@
 import { expect } from 'chai';
 import { eq } from 'drizzle-orm';
-import { readdir } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { readdir, utimes } from 'node:fs/promises';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import * as tus from 'tus-js-client';
 import { accounts } from '../../shared/db/schema.js';
 import { elfBytes, pngBytes } from '../helpers/media.js';
@@ -11,6 +13,19 @@ import { createTestEnv, startSecondWebProcess, type TestEnv } from '../helpers/t
 import { fileRowsOf, storageUsedBy, storedObjects } from '../helpers/uploads.js';
 
 const CHUNK = 64 * 1024;
+const HOUR = 60 * 60_000;
+
+/** What FLUSHALL does to one service (the test Redis is shared, so only this service's keys go). */
+async function emptyRedis(env: TestEnv) {
+  const keys = await env.container.redis.keys(`${env.container.config.redisPrefix}:*`);
+  if (keys.length > 0) await env.container.redis.del(...keys);
+}
+
+/** Dates a file's last modification `ms` ago. */
+async function backdate(file: string, ms: number) {
+  const at = new Date(Date.now() - ms);
+  await utimes(file, at, at);
+}
 
 interface Started {
   upload: tus.Upload;
@@ -237,6 +252,65 @@ describe('resumable uploads that are never finished', () => {
   });
 });
 
+describe('resumable uploads after Redis was emptied (local disk)', function () {
+  this.timeout(60_000);
+  let env: TestEnv;
+  let endpoint: string;
+  before(async () => {
+    env = await createTestEnv({ workers: true });
+    endpoint = `${env.web.url}/api/uploads`;
+  });
+  after(() => env.close());
+
+  const partOf = (started: Started) => path.join(env.dataDir, 'tus', path.basename(new URL(started.upload.url!).pathname));
+  const onDisk = async (started: Started) => (await readdir(path.join(env.dataDir, 'tus'))).includes(path.basename(partOf(started)));
+  /** Two partial uploads, the first last written a day and an hour ago (past the 24 h expiry). */
+  async function oldAndYoung(key: string) {
+    const old = startUpload(endpoint, pngBytes(200_000, 31), { key, stopAfter: CHUNK });
+    const young = startUpload(endpoint, pngBytes(200_000, 32), { key, stopAfter: CHUNK });
+    await Promise.all([old.done, young.done]);
+    await backdate(partOf(old), 25 * HOUR);
+    return { old, young };
+  }
+
+  it("keeps a finished upload's result: GET …/result and HEAD answer as before, to its uploader only", async () => {
+    const user = await env.createAccount();
+    const stranger = await env.createAccount();
+    const started = startUpload(endpoint, pngBytes(150_000, 33), { key: user.apiKey });
+    await started.done;
+    const resultUrl = `${new URL(started.upload.url!).pathname}/result`;
+    const before = await env.api.get(resultUrl, { key: user.apiKey });
+    expect(before.status).to.equal(200);
+    await emptyRedis(env);
+    const after = await env.api.get(resultUrl, { key: user.apiKey });
+    expect(after.status, after.text).to.equal(200);
+    expect(after.body).to.deep.equal(before.body);
+    const head = await fetch(started.upload.url!, { method: 'HEAD', headers: { 'Tus-Resumable': '1.0.0', 'x-api-key': user.apiKey } });
+    expect(head.status).to.equal(200);
+    expect(head.headers.get('x-hosted-url')).to.equal(before.body.data.url);
+    expect((await env.api.get(resultUrl, { key: stranger.apiKey })).status).to.equal(404);
+  });
+
+  it('the storage reconciliation removes partial uploads last written before the expiry period and keeps younger ones', async () => {
+    const user = await env.createAccount();
+    const { old, young } = await oldAndYoung(user.apiKey);
+    await emptyRedis(env);
+    expect(await env.container.services.orphanSweep.reconcile()).to.deep.include({ removed: 1 });
+    expect(await onDisk(old)).to.equal(false);
+    expect(await onDisk(young)).to.equal(true);
+  });
+
+  it('so does the hourly uploads.expire job', async () => {
+    const user = await env.createAccount();
+    const { old, young } = await oldAndYoung(user.apiKey);
+    await emptyRedis(env);
+    const job = await env.container.jobs.add('uploads.expire', {});
+    await eventually(async () => (await job.getState()) === 'completed');
+    expect(await onDisk(old)).to.equal(false);
+    expect(await onDisk(young)).to.equal(true);
+  });
+});
+
 describe('resumable uploads across a web process restart', function () {
   this.timeout(60_000);
   let env: TestEnv;
@@ -268,73 +342,122 @@ describe('resumable uploads across a web process restart', function () {
   });
 });
 
-describe('resumable uploads on the S3 driver (s3rver)', function () {
-  this.timeout(120_000);
-  let s3: S3rverHandle;
-  let env: TestEnv;
+/**
+ * For a describe block: an s3rver of its own and a service storing on it (with workers); what
+ * s3rver holds open and keeps, read from its directory.
+ */
+function useS3Service(extra: Record<string, string>) {
+  const service = {
+    s3: undefined as unknown as S3rverHandle,
+    env: undefined as unknown as TestEnv,
+    /** The S3 multipart uploads s3rver holds open. */
+    openMultipartUploads: async () => readdir(path.join(service.s3.directory, service.s3.bucket, '._S3rver_uploads')).catch(() => [] as string[]),
+    bucketNames: async () => (await readdir(path.join(service.s3.directory, service.s3.bucket))).filter((name) => !name.startsWith('._S3rver')),
+    /** The names a tus upload has in the bucket. */
+    tusNamesOf: async (url: string) => (await service.bucketNames()).filter((name) => name.startsWith(path.basename(new URL(url).pathname))),
+  };
   before(async () => {
-    s3 = await startS3rver('hfs-tus');
-    env = await createTestEnv({ workers: true, env: { ...s3EnvOf(s3), PLAN_FREE_MAX_FILE_SIZE: String(20 * 1024 * 1024), RESUMABLE_UPLOAD_EXPIRY_SECONDS: '2' } });
+    service.s3 = await startS3rver('hfs-tus');
+    service.env = await createTestEnv({ workers: true, env: { ...s3EnvOf(service.s3), ...extra } });
   });
   after(async () => {
-    await env.close();
-    await s3.stop();
+    await service.env?.close();
+    await service.s3?.stop();
   });
+  return service;
+}
 
-  /** The S3 multipart uploads s3rver holds open, and the names in the bucket. */
-  const openMultipartUploads = async () => readdir(path.join(s3.directory, s3.bucket, '._S3rver_uploads')).catch(() => [] as string[]);
-  const bucketNames = async () => (await readdir(path.join(s3.directory, s3.bucket))).filter((name) => !name.startsWith('._S3rver'));
-  const tusNamesOf = async (url: string) => (await bucketNames()).filter((name) => name.startsWith(path.basename(new URL(url).pathname)));
+describe('resumable uploads on the S3 driver (s3rver)', function () {
+  this.timeout(120_000);
+  const service = useS3Service({ PLAN_FREE_MAX_FILE_SIZE: String(20 * 1024 * 1024) });
 
   it('spans S3 parts, resumes on another web process, and stores one file with the same bytes; no multipart upload is left open', async () => {
-    const user = await env.createAccount();
+    const user = await service.env.createAccount();
     const bytes = pngBytes(11 * 1024 * 1024, 6);
-    const endpoint = `${env.web.url}/api/uploads`;
+    const endpoint = `${service.env.web.url}/api/uploads`;
     const first = startUpload(endpoint, bytes, { key: user.apiKey, chunkSize: 1024 * 1024, stopAfter: 6 * 1024 * 1024 });
     await first.done;
     const url = first.upload.url!;
-    expect(await openMultipartUploads()).to.have.length(1);
-    const second = await startSecondWebProcess(env);
+    expect(await service.openMultipartUploads()).to.have.length(1);
+    const second = await startSecondWebProcess(service.env);
     try {
       const resumed = startUpload(`${second.web.url}/api/uploads`, bytes, { key: user.apiKey, chunkSize: 1024 * 1024, uploadUrl: `${second.web.url}${new URL(url).pathname}` });
       await resumed.done;
     } finally {
       await second.close();
     }
-    const rows = await fileRowsOf(env, user.id);
+    const rows = await fileRowsOf(service.env, user.id);
     expect(rows).to.have.length(1);
     expect(rows[0]).to.include({ source: 'tus', size: bytes.length });
-    const stored = await env.container.storage.get(rows[0]!.objectKey);
+    const stored = await service.env.container.storage.get(rows[0]!.objectKey);
     expect(Buffer.concat(await stored!.body.toArray()).equals(bytes)).to.equal(true);
-    expect(await openMultipartUploads()).to.deep.equal([]);
-    expect(await tusNamesOf(url)).to.deep.equal([]);
+    expect(await service.openMultipartUploads()).to.deep.equal([]);
+    expect(await service.tusNamesOf(url)).to.deep.equal([]);
   });
 
   it('refuses an executable at the end (400) and leaves no object or multipart upload behind', async () => {
-    const user = await env.createAccount();
-    const started = startUpload(`${env.web.url}/api/uploads`, elfBytes(), { key: user.apiKey });
+    const user = await service.env.createAccount();
+    const started = startUpload(`${service.env.web.url}/api/uploads`, elfBytes(), { key: user.apiKey });
     const error = await started.done.then(() => undefined, (err: Error) => err);
     expect(String(error)).to.match(/400/);
-    expect(await fileRowsOf(env, user.id)).to.deep.equal([]);
-    expect(await storageUsedBy(env, user.id)).to.equal(0);
-    expect(await openMultipartUploads()).to.deep.equal([]);
-    expect(await tusNamesOf(started.upload.url!)).to.deep.equal([]);
+    expect(await fileRowsOf(service.env, user.id)).to.deep.equal([]);
+    expect(await storageUsedBy(service.env, user.id)).to.equal(0);
+    expect(await service.openMultipartUploads()).to.deep.equal([]);
+    expect(await service.tusNamesOf(started.upload.url!)).to.deep.equal([]);
   });
+});
+
+describe('resumable uploads on the S3 driver (s3rver) that are never finished', function () {
+  this.timeout(120_000);
+  const EXPIRY_SECONDS = 8;
+  const service = useS3Service({ RESUMABLE_UPLOAD_EXPIRY_SECONDS: String(EXPIRY_SECONDS) });
+  // Time is the subject of these tests: an upload outlives its expiry.
+  const outliveExpiry = () => new Promise((resolve) => setTimeout(resolve, EXPIRY_SECONDS * 1000 + 500));
 
   it('expires an unfinished upload: 410, then the job aborts its multipart upload and removes its parts', async () => {
-    const user = await env.createAccount();
-    const started = startUpload(`${env.web.url}/api/uploads`, pngBytes(8 * 1024 * 1024, 7), { key: user.apiKey, chunkSize: 1024 * 1024, stopAfter: 6 * 1024 * 1024 });
+    const user = await service.env.createAccount();
+    const started = startUpload(`${service.env.web.url}/api/uploads`, pngBytes(8 * 1024 * 1024, 7), { key: user.apiKey, chunkSize: 1024 * 1024, stopAfter: 6 * 1024 * 1024 });
     await started.done;
     const url = started.upload.url!;
-    expect(await openMultipartUploads()).to.have.length(1);
-    expect(await tusNamesOf(url)).to.not.deep.equal([]);
-    // Time is the subject here: the upload outlives its two seconds.
-    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(await service.openMultipartUploads()).to.have.length(1);
+    expect(await service.tusNamesOf(url)).to.not.deep.equal([]);
+    await outliveExpiry();
     const res = await fetch(url, { method: 'HEAD', headers: { 'Tus-Resumable': '1.0.0', 'x-api-key': user.apiKey } });
     expect(res.status).to.equal(410);
-    await env.container.jobs.add('uploads.expire', {});
-    await eventually(async () => (await openMultipartUploads()).length === 0 && (await tusNamesOf(url)).length === 0);
-    expect(await fileRowsOf(env, user.id)).to.deep.equal([]);
+    await service.env.container.jobs.add('uploads.expire', {});
+    await eventually(async () => (await service.openMultipartUploads()).length === 0 && (await service.tusNamesOf(url)).length === 0);
+    expect(await fileRowsOf(service.env, user.id)).to.deep.equal([]);
+  });
+
+  it('after Redis was emptied: keeps results; the reconciliation removes expired uploads and leftovers from the bucket, and keeps young ones', async () => {
+    const user = await service.env.createAccount();
+    const endpoint = `${service.env.web.url}/api/uploads`;
+    const finished = startUpload(endpoint, pngBytes(150_000, 34), { key: user.apiKey });
+    await finished.done;
+    const old = startUpload(endpoint, pngBytes(200_000, 35), { key: user.apiKey, stopAfter: CHUNK });
+    await old.done;
+    // A finished upload's objects, a day old, left by a process killed before it removed them.
+    const leftover = randomUUID();
+    for (const key of [leftover, `${leftover}.info`]) {
+      await service.env.container.storage.put(key, Readable.from([pngBytes(1000)]));
+      await backdate(path.join(service.s3.directory, service.s3.bucket, `${key}._S3rver_object`), 25 * HOUR);
+    }
+    await outliveExpiry();
+    const young = startUpload(endpoint, pngBytes(200_000, 36), { key: user.apiKey, stopAfter: CHUNK });
+    await young.done;
+    expect(await service.openMultipartUploads()).to.have.length(2);
+
+    await emptyRedis(service.env);
+    const result = await service.env.api.get(`${new URL(finished.upload.url!).pathname}/result`, { key: user.apiKey });
+    expect(result.status, result.text).to.equal(200);
+    expect(result.body.data).to.include({ originalFilename: 'resumable.png', sizeBytes: 150_000 });
+    await service.env.container.services.orphanSweep.reconcile();
+    expect(await service.tusNamesOf(old.upload.url!)).to.deep.equal([]);
+    expect((await service.bucketNames()).filter((name) => name.startsWith(leftover))).to.deep.equal([]);
+    expect(await service.tusNamesOf(young.upload.url!)).to.not.deep.equal([]);
+    expect(await service.openMultipartUploads()).to.have.length(1);
+    await young.upload.abort(true);
+    expect(await service.openMultipartUploads()).to.deep.equal([]);
   });
 });
 

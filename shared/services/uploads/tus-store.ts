@@ -1,7 +1,9 @@
 import { createReadStream, type ReadStream } from 'node:fs';
+import { readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { paginateListObjectsV2 } from '@aws-sdk/client-s3';
 import { FileStore } from '@tus/file-store';
 import { S3Store } from '@tus/s3-store';
 import { ERRORS, IoRedisKvStore, isPathInsideDirectory, type Upload } from '@tus/utils';
@@ -9,7 +11,7 @@ import type { Redis } from 'ioredis';
 import type { Config } from '../../config.js';
 import { FileWriter } from '../../storage/file-writer.js';
 
-export type TusStore = FileStore | S3Store;
+export type TusStore = LocalTusStore | RemovableS3Store;
 
 /**
  * IoRedisKvStore whose `list()` answers ids, as `get()` takes them: the library's answers the
@@ -33,6 +35,18 @@ class RedisKvStore extends IoRedisKvStore<Upload> {
 const READ_CHUNK = 256 * 1024;
 // How far a PATCH body may run ahead of the disk (as for stored objects).
 const WRITE_AHEAD = 4 * 1024 * 1024;
+// An upload's own names in the bucket: its assembled object, `.info` and incomplete `.part` (ids are UUIDs).
+const S3_UPLOAD_KEY = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(\.info|\.part)?$/;
+const S3_DELETE_BATCH = 1000;
+
+/*
+ * `removeStale()` of both stores sweeps the store itself, by age: the library's `deleteExpired` finds
+ * uploads through their state (Redis for the file store, open multipart uploads on S3), so an upload
+ * whose state was lost (an emptied Redis) or that outlived its finish (a process killed in between)
+ * stayed for ever. What was last written longer ago than the expiry period belongs to an upload past
+ * its expiry (which counts from its creation) and goes, whatever Redis says; Redis is only tidied
+ * where it answers. The hourly uploads.expire job (`deleteExpired`) and the storage reconciliation run it.
+ */
 
 /**
  * FileStore writing PATCH bodies behind their input (FileStore's fs.WriteStream held each 64 KiB
@@ -53,6 +67,29 @@ class LocalTusStore extends FileStore {
       throw ERRORS.FILE_WRITE_ERROR;
     }
     return offset + file.bytes;
+  }
+
+  /** As FileStore's, but an upload whose file is already gone (swept as stale) still loses its state. */
+  override async remove(id: string): Promise<void> {
+    await rm(this.pathOf(id), { force: true });
+    await this.configstore.delete(id);
+  }
+
+  override async deleteExpired(): Promise<number> {
+    return (await super.deleteExpired()) + (await this.removeStale());
+  }
+
+  async removeStale(): Promise<number> {
+    const cutoff = Date.now() - this.getExpiration();
+    let removed = 0;
+    for (const id of await readdir(this.directory).catch(() => [] as string[])) {
+      const entry = await stat(this.pathOf(id)).catch(() => undefined);
+      if (!entry?.isFile() || entry.mtimeMs > cutoff) continue;
+      await rm(this.pathOf(id), { force: true });
+      removed += 1;
+      await this.configstore.delete(id).catch(() => undefined);
+    }
+    return removed;
   }
 
   /** As FileStore's own (private) resolve: an id never leads out of the directory. */
@@ -76,6 +113,29 @@ class RemovableS3Store extends S3Store {
       await this.client.deleteObjects({ Bucket: this.bucket, Delete: { Objects: [{ Key: id }, { Key: this.infoKey(id) }] } });
       await this.clearCache(id);
     }
+  }
+
+  override deleteExpired(): Promise<number> {
+    return this.removeStale();
+  }
+
+  async removeStale(): Promise<number> {
+    // The library's sweep needs no Redis here: it finds expired uploads among the bucket's multipart uploads.
+    const expired = await super.deleteExpired();
+    const cutoff = Date.now() - this.getExpiration();
+    const stale: string[] = [];
+    // The uploads' names lie at the bucket's top level (stored files are under objects/).
+    for await (const page of paginateListObjectsV2({ client: this.client }, { Bucket: this.bucket, Delimiter: '/' })) {
+      for (const { Key, LastModified } of page.Contents ?? []) {
+        if (Key && S3_UPLOAD_KEY.test(Key) && LastModified && LastModified.getTime() <= cutoff) stale.push(Key);
+      }
+    }
+    for (let i = 0; i < stale.length; i += S3_DELETE_BATCH) {
+      const batch = stale.slice(i, i + S3_DELETE_BATCH);
+      await this.client.deleteObjects({ Bucket: this.bucket, Delete: { Objects: batch.map((Key) => ({ Key })) } });
+    }
+    for (const id of new Set(stale.map((key) => key.replace(/\.(info|part)$/, '')))) await this.clearCache(id).catch(() => undefined);
+    return expired + stale.length;
   }
 }
 
