@@ -18,6 +18,8 @@ export default tseslint.config(
     rules: {
       // An unused argument is often the API a callback must have; a leading underscore says so.
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      // A closure that reads a variable before its one assignment (a timer, a request) needs `let`.
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
       // Our validators match control characters on purpose: to refuse them in names and text.
       'no-control-regex': 'off',
     },

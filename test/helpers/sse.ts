@@ -1,4 +1,4 @@
-import { type ClientRequest, request } from 'node:http';
+import { request } from 'node:http';
 import { SseParser, type SseEvent } from '../../scripts/lib/sse-parser.js';
 
 export type { SseEvent };
@@ -15,12 +15,11 @@ export interface SseClient {
 /** A minimal EventSource for tests: parses `id:`, `event:`, `data:` and comment lines. */
 export function openSse(url: string, headers: Record<string, string> = {}): Promise<SseClient> {
   return new Promise((resolve, reject) => {
-    let req: ClientRequest;
     const events: SseEvent[] = [];
     const comments: string[] = [];
     const waiters: (() => void)[] = [];
     let taken = 0;
-    req = request(url, { headers: { accept: 'text/event-stream', ...headers } }, (res) => {
+    const req = request(url, { headers: { accept: 'text/event-stream', ...headers } }, (res) => {
       const parser = new SseParser();
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {
