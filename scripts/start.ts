@@ -78,7 +78,7 @@ process.stdout.write(
     `  Site      ${config.siteUrl}`,
     `  Vision    ${config.visionUrl}`,
     `  Data      ${config.dataDir}`,
-    '  Create an account: npm run admin -- user create --username alice --password <password>',
+    '  Create an account: npm run -s admin -- user create --username alice --password <password>',
     '  Ctrl-C stops everything.',
     '',
   ].join('\n') + '\n',

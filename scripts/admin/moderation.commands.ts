@@ -1,14 +1,20 @@
-import type { Container } from '../../shared/container.js';
-import { AppError } from '../../shared/errors.js';
+import { adminCommand } from './admin-command.js';
 
-/** moderation list | moderation release FILE_ID */
-export async function moderationCommand(container: Container, args: string[]): Promise<unknown> {
-  const [sub, id] = args;
-  const moderation = container.services.moderation;
-  if (sub === 'list') return { files: await moderation.flagged() };
-  if (sub === 'release' && id) {
-    await container.redis.connect();
-    return moderation.release(id);
-  }
-  throw AppError.badRequest('usage: moderation list | moderation release FILE_ID');
-}
+export const moderationCommands = [
+  adminCommand({
+    name: ['moderation', 'list'],
+    summary: 'Prints {files}: the files moderation blocked or flagged for review (at most 100).',
+    options: {},
+    run: async ({ services }) => ({ files: await services.moderation.flagged() }),
+  }),
+  adminCommand({
+    name: ['moderation', 'release'],
+    summary: 'Serves a blocked file again, takes it off the review list and prints {id, filename, quarantined}.',
+    options: { id: { type: 'string', required: true, value: 'FILE_ID', help: 'the file’s id (from moderation list)' } },
+    positionals: ['id'],
+    async run(container, values) {
+      await container.redis.connect();
+      return container.services.moderation.release(values.id);
+    },
+  }),
+];

@@ -1,31 +1,30 @@
-import { parseArgs } from 'node:util';
-import type { Container } from '../../shared/container.js';
-import { AppError } from '../../shared/errors.js';
+import { adminCommand, UsageError } from './admin-command.js';
 
-/** notify --user U|--all --type T --title T --message M [--link L --link-text X] */
-export async function notifyCommand(container: Container, args: string[]): Promise<unknown> {
-  const { values } = parseArgs({
-    args,
+export const notifyCommands = [
+  adminCommand({
+    name: ['notify'],
+    summary: 'Sends one account a notification and prints it, or queues one for every account (--all) and prints {broadcastId}.',
+    usage: '(--username U | --all) --type T --title T --message M [--link L] [--link-text X]',
     options: {
-      user: { type: 'string' },
-      all: { type: 'boolean' },
-      type: { type: 'string' },
-      title: { type: 'string' },
-      message: { type: 'string' },
-      link: { type: 'string' },
-      'link-text': { type: 'string' },
+      username: { type: 'string', value: 'U', help: 'the account to notify' },
+      all: { type: 'boolean', help: 'notify every account instead' },
+      type: { type: 'string', required: true, value: 'T', help: 'its type, e.g. system or news' },
+      title: { type: 'string', required: true, value: 'T', help: 'its title' },
+      message: { type: 'string', required: true, value: 'M', help: 'its text' },
+      link: { type: 'string', value: 'L', help: 'a link it carries' },
+      'link-text': { type: 'string', value: 'X', help: 'the link’s text' },
     },
-  });
-  if (!values.type || !values.title || !values.message || Boolean(values.user) === Boolean(values.all)) {
-    throw AppError.badRequest('usage: notify --user U|--all --type T --title T --message M [--link L --link-text X]');
-  }
-  const data = {
-    ...(values.link ? { link: values.link } : {}),
-    ...(values['link-text'] ? { linkText: values['link-text'] } : {}),
-  };
-  const input = { type: values.type, title: values.title, message: values.message, data };
-  await container.redis.connect();
-  if (values.all) return container.services.notifications.broadcast(input);
-  const account = await container.services.accounts.getByUsername(values.user!);
-  return container.services.notifications.notify(account.id, input);
-}
+    async run(container, values) {
+      if (Boolean(values.username) === values.all) throw new UsageError('notify needs either --username or --all');
+      const data = {
+        ...(values.link ? { link: values.link } : {}),
+        ...(values['link-text'] ? { linkText: values['link-text'] } : {}),
+      };
+      const input = { type: values.type, title: values.title, message: values.message, data };
+      await container.redis.connect();
+      if (values.all) return container.services.notifications.broadcast(input);
+      const account = await container.services.accounts.getByUsername(values.username!);
+      return container.services.notifications.notify(account.id, input);
+    },
+  }),
+];

@@ -1,17 +1,18 @@
-import { parseArgs } from 'node:util';
-import type { Container } from '../../shared/container.js';
-import { AppError } from '../../shared/errors.js';
+import { adminCommand, UsageError } from './admin-command.js';
 
-const USAGE = 'usage: storage reconcile [--min-age SECONDS]';
-
-/** storage reconcile [--min-age SECONDS]: delete stored objects no file names (default age: one hour). */
-export async function storageCommand(container: Container, args: string[]): Promise<unknown> {
-  const [sub, ...rest] = args;
-  if (sub !== 'reconcile') throw AppError.badRequest(USAGE);
-  const { values } = parseArgs({ args: rest, options: { 'min-age': { type: 'string' } } });
-  const minAge = values['min-age'];
-  if (minAge === undefined) return container.services.orphanSweep.reconcile();
-  // 0 is allowed: right after killing the processes that were uploading, every orphan is fair game.
-  if (!/^\d+$/.test(minAge)) throw AppError.badRequest(`--min-age must be a whole number of seconds; ${USAGE}`);
-  return container.services.orphanSweep.reconcile({ minAgeMs: Number(minAge) * 1000 });
-}
+export const storageCommands = [
+  adminCommand({
+    name: ['storage', 'reconcile'],
+    summary: 'Deletes stored objects that no file names and prints {scanned, removed}.',
+    options: {
+      'min-age': { type: 'string', value: 'SECONDS', help: 'only objects at least this old (default 3600; 0 only when no upload is running)' },
+    },
+    async run({ services }, values) {
+      const minAge = values['min-age'];
+      if (minAge === undefined) return services.orphanSweep.reconcile();
+      // 0 is allowed: right after killing the processes that were uploading, every orphan is fair game.
+      if (!/^\d+$/.test(minAge)) throw new UsageError('--min-age must be a whole number of seconds');
+      return services.orphanSweep.reconcile({ minAgeMs: Number(minAge) * 1000 });
+    },
+  }),
+];

@@ -1,49 +1,59 @@
-import { parseArgs } from 'node:util';
-import type { Container } from '../../shared/container.js';
-import { AppError } from '../../shared/errors.js';
-import { isPlanName } from '../../shared/plans.js';
+import { isPlanName, type PlanName } from '../../shared/plans.js';
+import { adminCommand, UsageError } from './admin-command.js';
 
-export async function userCommand(container: Container, args: string[]): Promise<unknown> {
-  const accounts = container.services.accounts;
-  const [sub, ...rest] = args;
-  switch (sub) {
-    case 'create': {
-      const { values } = parseArgs({
-        args: rest,
-        options: { username: { type: 'string' }, password: { type: 'string' }, email: { type: 'string' }, plan: { type: 'string' } },
-      });
-      if (!values.username || !values.password) throw AppError.badRequest('user create needs --username and --password');
-      const plan = values.plan ?? 'free';
-      if (!isPlanName(plan)) throw AppError.badRequest('--plan must be free or pro');
-      const { account, apiKey } = await accounts.create({
+const username = { type: 'string', required: true, value: 'U', help: 'the account’s username' } as const;
+
+function plan(value: string): PlanName {
+  if (!isPlanName(value)) throw new UsageError('--plan must be free or pro');
+  return value;
+}
+
+export const userCommands = [
+  adminCommand({
+    name: ['user', 'create'],
+    summary: 'Creates an account and prints {id, username, apiKey}.',
+    options: {
+      username,
+      password: { type: 'string', required: true, value: 'P', help: 'its password' },
+      email: { type: 'string', value: 'E', help: 'its email address' },
+      plan: { type: 'string', value: 'free|pro', help: 'its plan (default free)' },
+    },
+    async run({ services }, values) {
+      const { account, apiKey } = await services.accounts.create({
         username: values.username,
         password: values.password,
         email: values.email ?? '',
-        plan,
+        plan: plan(values.plan ?? 'free'),
       });
       return { id: account.id, username: account.username, apiKey };
-    }
-    case 'show': {
-      const account = await accounts.getByUsername(required(rest[0], 'user show U'));
-      return accounts.profile(account);
-    }
-    case 'set-plan': {
-      const [username, plan] = rest;
-      if (!username || !plan || !isPlanName(plan)) throw AppError.badRequest('usage: user set-plan U free|pro');
-      return accounts.profile(await accounts.setPlan(username, plan));
-    }
-    case 'ban': {
-      const { values, positionals } = parseArgs({ args: rest, options: { reason: { type: 'string' } }, allowPositionals: true });
-      return accounts.profile(await accounts.ban(required(positionals[0], 'user ban U [--reason R]'), values.reason));
-    }
-    case 'unban':
-      return accounts.profile(await accounts.unban(required(rest[0], 'user unban U')));
-    default:
-      throw AppError.badRequest('usage: user create|show|set-plan|ban|unban');
-  }
-}
-
-function required(value: string | undefined, usage: string): string {
-  if (!value) throw AppError.badRequest(`usage: ${usage}`);
-  return value;
-}
+    },
+  }),
+  adminCommand({
+    name: ['user', 'show'],
+    summary: 'Prints the account’s profile (the body of GET /api/auth/me, API key included).',
+    options: { username },
+    positionals: ['username'],
+    run: async ({ services }, values) => services.accounts.profile(await services.accounts.getByUsername(values.username)),
+  }),
+  adminCommand({
+    name: ['user', 'set-plan'],
+    summary: 'Moves the account to another plan and prints its profile.',
+    options: { username, plan: { type: 'string', required: true, value: 'free|pro', help: 'the new plan' } },
+    positionals: ['username', 'plan'],
+    run: async ({ services }, values) => services.accounts.profile(await services.accounts.setPlan(values.username, plan(values.plan))),
+  }),
+  adminCommand({
+    name: ['user', 'ban'],
+    summary: 'Bans the account and prints its profile.',
+    options: { username, reason: { type: 'string', value: 'R', help: 'why, shown to the account' } },
+    positionals: ['username'],
+    run: async ({ services }, values) => services.accounts.profile(await services.accounts.ban(values.username, values.reason)),
+  }),
+  adminCommand({
+    name: ['user', 'unban'],
+    summary: 'Lifts a ban and prints the account’s profile.',
+    options: { username },
+    positionals: ['username'],
+    run: async ({ services }, values) => services.accounts.profile(await services.accounts.unban(values.username)),
+  }),
+];
