@@ -60,8 +60,7 @@ import { UploadAuthService } from './services/upload-auth.service.js';
 import { UploadService } from './services/upload.service.js';
 import { UploaderConfigService } from './services/uploader-config.service.js';
 import { UrlUploadService } from './services/url-upload.service.js';
-import { createStorage } from './storage/index.js';
-import { createTusStore } from './services/uploads/tus-store.js';
+import { createStorage, createTusStore } from './storage/index.js';
 import { TusResultService } from './services/uploads/tus-result.service.js';
 import { TusResultRepository } from './repositories/tus-result.repository.js';
 

@@ -1,8 +1,7 @@
 import type { Logger } from '../logger.js';
 import type { FileMaintenanceRepository } from '../repositories/file-maintenance.repository.js';
-import { OBJECT_KEY_PREFIX, type StorageDriver } from '../storage/index.js';
+import { OBJECT_KEY_PREFIX, type StorageDriver, type TusStore } from '../storage/index.js';
 import { sourceKeyOf } from './thumbnails/thumbnail-keys.js';
-import type { TusStore } from './uploads/tus-store.js';
 
 // Younger objects may be uploads still being written or about to get their row. An hour, as no upload
 // outlives the web's one-hour request timeout (S3 dates a multipart object from its upload's start).

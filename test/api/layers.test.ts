@@ -35,4 +35,30 @@ describe('the seams between layers', () => {
     const offending = (await modulesUnder('shared/repositories')).filter((m) => m.imports.includes('shared/errors.js'));
     expect(offending.map((m) => m.file)).to.deep.equal([]);
   });
+
+  it('shared/ is used by api/ and workers/ and never imports them', async () => {
+    const offending = (await modulesUnder('shared')).filter((m) => m.imports.some((i) => i.startsWith('api/') || i.startsWith('workers/')));
+    expect(offending.map((m) => m.file)).to.deep.equal([]);
+  });
+
+  it('services reach storage only through the driver interface, never a driver or its writer', async () => {
+    const interfaces = new Set(['shared/storage/index.js', 'shared/storage/storage-driver.js']);
+    const offending = (await modulesUnder('shared/services')).filter((m) => m.imports.some((i) => i.startsWith('shared/storage/') && !interfaces.has(i)));
+    expect(offending.map((m) => m.file)).to.deep.equal([]);
+  });
+
+  it('the README and docs link only inside the repository, to files that exist', async () => {
+    const docs = ['README.md', ...(await readdir(path.join(ROOT, 'docs'))).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+    const broken: string[] = [];
+    for (const doc of docs) {
+      const text = await readFile(path.join(ROOT, doc), 'utf8');
+      for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^(https?:|mailto:|#)/.test(target!)) continue;
+        const file = path.resolve(path.dirname(path.join(ROOT, doc)), target!.split('#')[0]!);
+        const exists = await readFile(file).then(() => true, (err: NodeJS.ErrnoException) => err.code === 'EISDIR');
+        if (path.relative(ROOT, file).startsWith('..') || !exists) broken.push(`${doc}: ${target}`);
+      }
+    }
+    expect(broken).to.deep.equal([]);
+  });
 });

@@ -8,8 +8,8 @@ import { FileStore } from '@tus/file-store';
 import { S3Store } from '@tus/s3-store';
 import { ERRORS, IoRedisKvStore, isPathInsideDirectory, type Upload } from '@tus/utils';
 import type { Redis } from 'ioredis';
-import type { Config } from '../../config.js';
-import { FileWriter } from '../../storage/file-writer.js';
+import type { Config } from '../config.js';
+import { FileWriter } from './file-writer.js';
 
 export type TusStore = LocalTusStore | RemovableS3Store;
 
