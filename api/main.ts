@@ -9,7 +9,7 @@ const config = loadConfig({ sharedDatabase: true });
 const logger = createLogger(config.logLevel);
 exitOnUncaughtErrors(logger, 'web');
 await checkPort(config.port, 'PORT');
-const container = await createContainer(config, { logger });
+const container = await createContainer(config, { logger, servesRequests: true });
 const web = await startWebServer(container, config.port);
 logger.info({ port: config.port, baseUrl: config.baseUrl }, 'web listening');
 onShutdown(logger, config.shutdownTimeoutMs, async (deadline) => {

@@ -54,7 +54,8 @@ if (!(await redisAnswers(config.redisUrl))) {
   logger.info({ url: localRedis.url }, 'started a local redis-server');
 }
 
-const database = config.databaseUrl ? connectPostgres(config.databaseUrl) : await openPglite(path.join(config.dataDir, 'db'));
+// One pool for the web and the workers here, so their statements share the web's bound (PGlite has none).
+const database = config.databaseUrl ? connectPostgres(config.databaseUrl, undefined, config.statementTimeoutMs) : await openPglite(path.join(config.dataDir, 'db'));
 await database.migrate();
 const stopEmbedded = database.driver === 'pglite' ? await serveEmbeddedDatabase(database, config.dataDir) : undefined;
 

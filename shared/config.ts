@@ -22,6 +22,8 @@ const envSchema = z
     // Where the web process also listens with TLS for custom domains (certificates picked by SNI).
     HTTPS_PORT: port.optional(),
     DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+    // The web process's SQL statements (a lock wait included) are cancelled past this and answered 503; 0 = no bound.
+    DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(5000),
     REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
     REDIS_PREFIX: z.string().regex(/^[a-z0-9:_-]+$/i).default('hfs'),
     STORAGE_DRIVER: z.enum(['local', 's3']).default('local'),
@@ -184,6 +186,7 @@ export function parseConfig(env: Env, options: ConfigOptions = {}) {
     port: e.PORT,
     visionPort: e.VISION_PORT,
     databaseUrl: e.DATABASE_URL,
+    statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
     redisUrl: e.REDIS_URL,
     redisPrefix: e.REDIS_PREFIX,
     dataDir,

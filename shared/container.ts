@@ -70,6 +70,8 @@ export interface ContainerOptions {
   logger?: Logger;
   /** The admin CLI needs no Redis for most commands; it connects on first use instead. */
   connectRedis?: boolean;
+  /** The web process: its statements are bounded by DB_STATEMENT_TIMEOUT_MS (workers' sweeps may take longer). */
+  servesRequests?: boolean;
 }
 
 /**
@@ -79,7 +81,7 @@ export interface ContainerOptions {
 export async function createContainer(config: Config, options: ContainerOptions = {}) {
   const logger = options.logger ?? createLogger(config.logLevel);
   const health = createHealth(logger);
-  const database = options.database ?? (await openDatabase(config));
+  const database = options.database ?? (await openDatabase(config, options.servesRequests ? config.statementTimeoutMs : undefined));
   database.watch?.(health.postgres);
   const redis = createRedis(config.redisUrl, 'client', health.redis);
   // A Redis that does not answer yet is no reason to exit: the connection retries on its own, and until

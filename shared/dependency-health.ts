@@ -3,7 +3,7 @@ import type { Logger } from './logger.js';
 
 export type Dependency = 'redis' | 'postgres';
 
-/** Seconds a client is told to wait (Retry-After) when Redis or PostgreSQL cannot be reached. */
+/** Seconds a client is told to wait (Retry-After) when Redis or PostgreSQL cannot be reached or did not answer in time. */
 export const OUTAGE_RETRY_AFTER_SECONDS = 5;
 
 /**
@@ -85,6 +85,18 @@ export function outageOf(err: unknown): Dependency | undefined {
   return undefined;
 }
 
+/**
+ * Whether PostgreSQL cancelled a statement (SQLSTATE 57014, query_canceled): it ran or waited on a
+ * lock past DB_STATEMENT_TIMEOUT_MS. The server answers, so this is no outage; the transaction the
+ * statement was in has been rolled back.
+ */
+export function statementTimedOut(err: unknown): boolean {
+  for (let e = err, depth = 0; e instanceof Error && depth < 10; e = e.cause, depth++) {
+    if ((e as { code?: unknown }).code === '57014') return true;
+  }
+  return false;
+}
+
 // BullMQ's words for a job whose hash or lock is no longer in Redis (emptied, restarted, or the lock
 // taken over after a stall): 'Missing key for job 7. moveToFinished', 'could not renew lock for job 7'.
 const LOST_JOB = /^(?:Missing key|Missing lock|could not renew lock) for job (\S+?)\.?(?: |$)/;
@@ -100,6 +112,10 @@ export function lostJobOf(err: unknown): string | undefined {
 export function unavailable(dependency: Dependency): AppError {
   const what = dependency === 'redis' ? 'The job queue' : 'The database';
   return AppError.unavailable(`${what} is briefly unavailable, nothing was changed; retry`, OUTAGE_RETRY_AFTER_SECONDS);
+}
+
+export function databaseTooSlow(): AppError {
+  return AppError.unavailable('The database did not answer in time; retry', OUTAGE_RETRY_AFTER_SECONDS);
 }
 
 /** The error's code or message in one line, for the outage log (never a stack trace, never SQL). */

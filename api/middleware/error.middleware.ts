@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { outageOf, unavailable, type Health } from '../../shared/dependency-health.js';
+import { databaseTooSlow, outageOf, statementTimedOut, unavailable, type Health } from '../../shared/dependency-health.js';
 import { AppError, isAppError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import type { AppState } from '../state.js';
@@ -12,6 +12,8 @@ function toAppError(err: unknown, health: Health): AppError | undefined {
   if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
     return new AppError(e.status, 'http_error', e.expose && e.message ? e.message : 'Bad request');
   }
+  // A statement past DB_STATEMENT_TIMEOUT_MS (a held lock, a slow query): 503 too, but PostgreSQL is up.
+  if (statementTimedOut(err)) return databaseTooSlow();
   // Redis or PostgreSQL out of reach: 503, logged once per outage rather than once per request.
   const dependency = outageOf(err);
   if (dependency) {

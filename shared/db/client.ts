@@ -28,12 +28,19 @@ const CONNECT_TIMEOUT_MS = 5000;
 
 const migrationsFolder = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 
-export function connectPostgres(target: string | pg.PoolConfig, poolSize = 20): DatabaseHandle {
+/**
+ * A pool of `poolSize` connections; with `statementTimeoutMs`, PostgreSQL cancels any statement of
+ * theirs that runs or waits on a lock longer (SQLSTATE 57014), and the transaction it was in rolls back.
+ */
+export function connectPostgres(target: string | pg.PoolConfig, poolSize = 20, statementTimeoutMs?: number): DatabaseHandle {
+  const connection = typeof target === 'string' ? { connectionString: target } : target;
   const pool = new pg.Pool({
-    ...(typeof target === 'string' ? { connectionString: target } : target),
+    ...connection,
     max: poolSize,
     // A server that does not answer (a lost host, not a refused port) fails the query in seconds.
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    // Sent when each connection starts, so it costs no round trip per query.
+    ...(statementTimeoutMs ? { statement_timeout: statementTimeoutMs } : {}),
   });
   // An idle connection that the server drops (restart, failover) must not crash the process; the
   // pool replaces it on the next query.
@@ -42,13 +49,24 @@ export function connectPostgres(target: string | pg.PoolConfig, poolSize = 20): 
   return {
     db: db as unknown as Database,
     driver: 'postgres',
-    migrate: () => migratePg(db, { migrationsFolder }),
+    // A migration (an index built over a big table) may rightly outlast the bound.
+    migrate: statementTimeoutMs ? () => migrateUnbounded(connection) : () => migratePg(db, { migrationsFolder }),
     close: () => pool.end(),
     watch(health) {
       pool.on('error', (err) => health.failed(err));
       pool.on('connect', () => health.recovered());
     },
   };
+}
+
+async function migrateUnbounded(connection: pg.ClientConfig): Promise<void> {
+  const client = new pg.Client(connection);
+  await client.connect();
+  try {
+    await migratePg(drizzlePg({ client, schema }), { migrationsFolder });
+  } finally {
+    await client.end();
+  }
 }
 
 /** PGlite persisted in `dir`, or in memory (tests) when `dir` is undefined; `from` loads a dump. */

@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import type { Expiry } from '../contracts/expiry.contract.js';
 import type { UploadResult } from '../contracts/upload.contract.js';
 import { randomHex, sha256 } from '../crypto.js';
+import { outageOf, statementTimedOut } from '../dependency-health.js';
 import type { FileRow } from '../db/schema.js';
 import { AppError, isAppError } from '../errors.js';
 import { jobIds, type JobQueues } from '../jobs.js';
@@ -171,7 +172,8 @@ export class UploadService {
       file = charged.value;
     } catch (err) {
       await this.discard(received.objectKey);
-      if (isAppError(err)) throw err;
+      // A database too slow or out of reach is answered 503 (the error middleware), not as storage's fault.
+      if (isAppError(err) || statementTimedOut(err) || outageOf(err)) throw err;
       this.deps.logger.error({ err }, 'recording an upload failed');
       throw AppError.storageUnavailable('Saving the upload failed, nothing was saved; retry');
     }

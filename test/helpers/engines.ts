@@ -124,8 +124,11 @@ export function databaseKind(): 'postgres' | 'pglite' {
   return dbEngine.kind;
 }
 
-/** A fresh, migrated database of its own for one test file; `url` is set for PostgreSQL. */
-export async function cloneDatabase(): Promise<{ handle: DatabaseHandle; url?: string }> {
+/**
+ * A fresh, migrated database of its own for one test file; `url` is set for PostgreSQL, whose
+ * statements are bounded by `statementTimeoutMs` as the web process's are.
+ */
+export async function cloneDatabase(statementTimeoutMs?: number): Promise<{ handle: DatabaseHandle; url?: string }> {
   if (!dbEngine) throw new Error('engines not started');
   if (dbEngine.kind === 'pglite') return { handle: await openPglite(undefined, dbEngine.dump) };
   const { adminUrl, template } = dbEngine;
@@ -133,7 +136,7 @@ export async function cloneDatabase(): Promise<{ handle: DatabaseHandle; url?: s
   await admin(adminUrl, (c) => c.query(`create database "${name}" template "${template}"`));
   created.push(name);
   const url = databaseUrlFor(adminUrl, name);
-  return { handle: connectPostgres(url, 10), url };
+  return { handle: connectPostgres(url, 10, statementTimeoutMs), url };
 }
 
 /** An empty database (no migrations) for tests of the migrations themselves. */

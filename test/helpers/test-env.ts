@@ -59,7 +59,7 @@ export async function createTestEnv(options: TestEnvOptions = {}): Promise<TestE
     MODERATION_ENABLED: 'false',
     ...options.env,
   });
-  const { handle, url: databaseUrl } = await cloneDatabase();
+  const { handle, url: databaseUrl } = await cloneDatabase(config.statementTimeoutMs);
   const container = await createContainer(config, { database: handle, logger: options.logger ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent') });
   const web = await startWebServer(container, port, '127.0.0.1');
   const workers = options.workers ? await startWorkers(container, QUEUE_NAMES, handlers) : undefined;
