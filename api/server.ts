@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { Container } from '../shared/container.js';
 import { createRedis } from '../shared/redis.js';
-import { NotificationHub } from '../shared/services/notification-hub.js';
+import { NotificationHub } from '../shared/services/notifications/notification-hub.js';
 import { createApp } from './app.js';
 
 // Large uploads on slow links legitimately take long; Node's 300 s default would cut them off.

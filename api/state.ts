@@ -1,6 +1,6 @@
 import type { ParameterizedContext } from 'koa';
 import type { Principal } from '../shared/principal.js';
-import type { Uploader } from '../shared/services/upload.service.js';
+import type { Uploader } from '../shared/services/uploads/upload.service.js';
 import type { McpPrincipal } from './oauth/access-tokens.js';
 
 /** What middleware leaves on ctx.state for the routes after it. */

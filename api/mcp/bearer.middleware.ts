@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { MCP_SCOPE_NAMES, type McpScope } from '../../shared/services/oauth/oauth-scopes.js';
+import { MCP_SCOPE_NAMES, type McpScope } from '../../shared/services/assistants/oauth-scopes.js';
 import type { AccessTokenVerifier, McpPrincipal } from '../oauth/access-tokens.js';
 import type { AppContext, AppState } from '../state.js';
 

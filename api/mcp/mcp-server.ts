@@ -1,7 +1,7 @@
 import { type AuthInfo, createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import type { Container } from '../../shared/container.js';
 import { isAppError } from '../../shared/errors.js';
-import type { DropArrivals } from '../../shared/services/drop-link.service.js';
+import type { DropArrivals } from '../../shared/services/folders/drop-link.service.js';
 import type { McpPrincipal } from '../oauth/access-tokens.js';
 import { TOOLS } from './tools/index.js';
 import type { McpTool, ToolContext } from './tools/tool.js';

@@ -3,7 +3,7 @@ import { hostHeaderValidation, originValidation, toNodeHandler } from '@modelcon
 import type { Middleware } from 'koa';
 import type { Config } from '../../shared/config.js';
 import { AppError } from '../../shared/errors.js';
-import { MCP_SCOPE_NAMES, mcpResourceOf } from '../../shared/services/oauth/oauth-scopes.js';
+import { MCP_SCOPE_NAMES, mcpResourceOf } from '../../shared/services/assistants/oauth-scopes.js';
 import { parseJson, readBody } from '../middleware/body-parser.middleware.js';
 import type { AccessTokenVerifier } from '../oauth/access-tokens.js';
 import { LOOPBACK_HOSTS } from '../oauth/provider.js';

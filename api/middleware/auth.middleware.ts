@@ -1,9 +1,9 @@
 import type { Middleware } from 'koa';
 import { AppError } from '../../shared/errors.js';
-import type { AccountService } from '../../shared/services/account.service.js';
-import { SESSION_COOKIE, type SessionService } from '../../shared/services/session.service.js';
+import type { AccountService } from '../../shared/services/accounts/account.service.js';
+import { SESSION_COOKIE, type SessionService } from '../../shared/services/accounts/session.service.js';
 import type { Principal } from '../../shared/principal.js';
-import type { SiteSessionService } from '../../shared/services/site-session.service.js';
+import type { SiteSessionService } from '../../shared/services/accounts/site-session.service.js';
 import type { AppContext, AppState } from '../state.js';
 
 /** The account signed in on the website (its session cookie), if any. */

@@ -1,9 +1,9 @@
 import type { Middleware } from 'koa';
 import type { Container } from '../../shared/container.js';
 import { AppError } from '../../shared/errors.js';
-import { SESSION_COOKIE } from '../../shared/services/session.service.js';
-import { SITE_SESSION_COOKIE } from '../../shared/services/site-session.service.js';
-import type { Uploader } from '../../shared/services/upload.service.js';
+import { SESSION_COOKIE } from '../../shared/services/accounts/session.service.js';
+import { SITE_SESSION_COOKIE } from '../../shared/services/accounts/site-session.service.js';
+import type { Uploader } from '../../shared/services/uploads/upload.service.js';
 import type { AppContext, AppState } from '../state.js';
 
 type UploadDeps = Pick<Container, 'services'>;

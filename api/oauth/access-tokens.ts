@@ -1,7 +1,7 @@
 import type Provider from 'oidc-provider';
 import type { Principal } from '../../shared/principal.js';
-import type { ConnectionService } from '../../shared/services/oauth/connection.service.js';
-import { type McpScope, mcpScopesIn } from '../../shared/services/oauth/oauth-scopes.js';
+import type { ConnectionService } from '../../shared/services/assistants/connection.service.js';
+import { type McpScope, mcpScopesIn } from '../../shared/services/assistants/oauth-scopes.js';
 
 /** Who an MCP request acts for: the account and what its assistant was allowed — never a key. */
 export interface McpPrincipal {

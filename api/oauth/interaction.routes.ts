@@ -2,7 +2,7 @@ import { Router } from '@koa/router';
 import type Provider from 'oidc-provider';
 import type { InteractionResults } from 'oidc-provider';
 import { AppError } from '../../shared/errors.js';
-import { MCP_SCOPES, mcpResourceOf, mcpScopesIn } from '../../shared/services/oauth/oauth-scopes.js';
+import { MCP_SCOPES, mcpResourceOf, mcpScopesIn } from '../../shared/services/assistants/oauth-scopes.js';
 import { siteAccountOf } from '../middleware/auth.middleware.js';
 import type { RouteDeps } from '../routes/route-deps.js';
 import { renderPage } from '../site/pages/render-page.js';

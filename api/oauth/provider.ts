@@ -5,8 +5,8 @@ import type { ClientMetadata, Configuration } from 'oidc-provider';
 import type { Config } from '../../shared/config.js';
 import type { Logger } from '../../shared/logger.js';
 import { safeFetch } from '../../shared/net/safe-fetch.js';
-import type { AuthorizationStore } from '../../shared/services/oauth/authorization-store.js';
-import { MCP_SCOPE_NAMES, mcpResourceOf } from '../../shared/services/oauth/oauth-scopes.js';
+import type { AuthorizationStore } from '../../shared/services/assistants/authorization-store.js';
+import { MCP_SCOPE_NAMES, mcpResourceOf } from '../../shared/services/assistants/oauth-scopes.js';
 import { layout } from '../site/pages/html.js';
 import { interactionErrorPage } from './consent.page.js';
 

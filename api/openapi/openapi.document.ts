@@ -12,8 +12,8 @@ import { notificationListSchema } from '../../shared/contracts/notification.cont
 import { pollSchema } from '../../shared/contracts/poll.contract.js';
 import { uploadConfigSchema, uploadResultSchema } from '../../shared/contracts/upload.contract.js';
 import { urlFormatSettingsSchema } from '../../shared/contracts/url-format.contract.js';
-import { createDropLinkSchema } from '../../shared/services/drop-link.service.js';
-import { uploaderConfigSchema } from '../../shared/services/uploader-config.service.js';
+import { createDropLinkSchema } from '../../shared/services/folders/drop-link.service.js';
+import { uploaderConfigSchema } from '../../shared/services/uploads/uploader-config.service.js';
 import { urlFormatSchema } from '../routes/account.routes.js';
 import { albumQuerySchema } from '../routes/album.routes.js';
 import { loginSchema, registerSchema } from '../routes/auth.routes.js';

@@ -1,7 +1,7 @@
 import { Router } from '@koa/router';
 import { z } from 'zod';
-import { passwordSchema, usernameSchema } from '../../shared/services/account.service.js';
-import { SESSION_COOKIE } from '../../shared/services/session.service.js';
+import { passwordSchema, usernameSchema } from '../../shared/services/accounts/account.service.js';
+import { SESSION_COOKIE } from '../../shared/services/accounts/session.service.js';
 import { validate } from '../../shared/validation.js';
 import { requireAccount } from '../middleware/auth.middleware.js';
 import { type AppContext, type AppState, principalOf } from '../state.js';

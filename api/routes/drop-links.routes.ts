@@ -1,7 +1,7 @@
 import { Router } from '@koa/router';
 import { z } from 'zod';
-import { createDropLinkSchema, MAX_DROP_WAIT_SECONDS } from '../../shared/services/drop-link.service.js';
-import type { NotificationHub } from '../../shared/services/notification-hub.js';
+import { createDropLinkSchema, MAX_DROP_WAIT_SECONDS } from '../../shared/services/folders/drop-link.service.js';
+import type { NotificationHub } from '../../shared/services/notifications/notification-hub.js';
 import { validate } from '../../shared/validation.js';
 import { type AppContext, type AppState, principalOf } from '../state.js';
 import type { RouteDeps } from './route-deps.js';

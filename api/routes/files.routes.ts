@@ -1,5 +1,5 @@
 import { Router } from '@koa/router';
-import type { DashboardQuery } from '../../shared/services/dashboard.service.js';
+import type { DashboardQuery } from '../../shared/services/files/dashboard.service.js';
 import { validate } from '../../shared/validation.js';
 import { type AppState, principalOf } from '../state.js';
 import { receiveSingleFile } from '../upload/receive-file.js';

@@ -1,5 +1,5 @@
 import { Router } from '@koa/router';
-import type { ReadinessService } from '../../shared/services/readiness.service.js';
+import type { ReadinessService } from '../../shared/services/health/readiness.service.js';
 import type { AppState } from '../state.js';
 
 /**

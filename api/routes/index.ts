@@ -1,5 +1,5 @@
 import { Router } from '@koa/router';
-import type { NotificationHub } from '../../shared/services/notification-hub.js';
+import type { NotificationHub } from '../../shared/services/notifications/notification-hub.js';
 import { requireAccount } from '../middleware/auth.middleware.js';
 import { openApiRoutes } from '../openapi/openapi.routes.js';
 import type { AppState } from '../state.js';

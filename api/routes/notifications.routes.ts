@@ -1,6 +1,6 @@
 import { Router } from '@koa/router';
 import { z } from 'zod';
-import type { NotificationHub } from '../../shared/services/notification-hub.js';
+import type { NotificationHub } from '../../shared/services/notifications/notification-hub.js';
 import { validate } from '../../shared/validation.js';
 import { openNotificationStream } from '../sse/notification-stream.js';
 import { type AppState, principalOf } from '../state.js';

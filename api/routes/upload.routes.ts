@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { expirySchema } from '../../shared/contracts/expiry.contract.js';
 import { EXPIRY_OPTIONS } from '../../shared/contracts/values.js';
 import type { UploadResult } from '../../shared/contracts/upload.contract.js';
-import type { ReceivedBody, UploadService } from '../../shared/services/upload.service.js';
+import type { ReceivedBody, UploadService } from '../../shared/services/uploads/upload.service.js';
 import { validate } from '../../shared/validation.js';
 import { uploadAuth } from '../middleware/upload-auth.middleware.js';
 import { type AppContext, type AppState, uploaderOf } from '../state.js';

@@ -1,6 +1,6 @@
 import { Router } from '@koa/router';
 import contentDisposition from 'content-disposition';
-import { uploaderConfigSchema } from '../../shared/services/uploader-config.service.js';
+import { uploaderConfigSchema } from '../../shared/services/uploads/uploader-config.service.js';
 import { validate } from '../../shared/validation.js';
 import { type AppState, principalOf } from '../state.js';
 import type { RouteDeps } from './route-deps.js';

@@ -3,9 +3,9 @@ import { contentType } from 'mime-types';
 import type { Config } from '../../shared/config.js';
 import type { FileRow } from '../../shared/db/schema.js';
 import { AppError } from '../../shared/errors.js';
-import type { FileUrls } from '../../shared/services/file-urls.js';
+import type { FileUrls } from '../../shared/services/files/file-urls.js';
 import type { ByteRange } from '../../shared/storage/index.js';
-import type { HostedFileService } from '../../shared/services/hosted-file.service.js';
+import type { HostedFileService } from '../../shared/services/files/hosted-file.service.js';
 import type { AppContext } from '../state.js';
 
 /** Parses a single-range `Range` header; undefined = serve everything, 'unsatisfiable' = 416. */

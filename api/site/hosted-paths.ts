@@ -1,5 +1,5 @@
-import type { HostRole } from '../../shared/services/file-urls.js';
-import type { HostedTarget } from '../../shared/services/hosted-file.service.js';
+import type { HostRole } from '../../shared/services/files/file-urls.js';
+import type { HostedTarget } from '../../shared/services/files/hosted-file.service.js';
 
 export interface HostedRoute {
   target: HostedTarget;

@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import fresh from 'fresh';
 import type { Config } from '../../shared/config.js';
-import type { FileUrls } from '../../shared/services/file-urls.js';
-import type { HostedFileService } from '../../shared/services/hosted-file.service.js';
+import type { FileUrls } from '../../shared/services/files/file-urls.js';
+import type { HostedFileService } from '../../shared/services/files/hosted-file.service.js';
 import type { RequestRecorder } from '../middleware/request-context.middleware.js';
 import { type FileHeaderCache, offloadHeader, parseRange } from './file-response.js';
 import { hostedRouteOf } from './hosted-paths.js';

@@ -1,7 +1,7 @@
 import { Router } from '@koa/router';
 import { AppError } from '../../shared/errors.js';
-import type { Connection } from '../../shared/services/oauth/connection.service.js';
-import { SITE_SESSION_COOKIE } from '../../shared/services/site-session.service.js';
+import type { Connection } from '../../shared/services/assistants/connection.service.js';
+import { SITE_SESSION_COOKIE } from '../../shared/services/accounts/site-session.service.js';
 import { siteAccountOf } from '../middleware/auth.middleware.js';
 import type { RouteDeps } from '../routes/route-deps.js';
 import type { AppContext, AppState } from '../state.js';

@@ -1,5 +1,5 @@
 import { Router } from '@koa/router';
-import { THUMBNAIL_PATH } from '../../shared/services/thumbnails/thumbnail-keys.js';
+import { THUMBNAIL_PATH } from '../../shared/services/media/thumbnails/thumbnail-keys.js';
 import { siteAccountOf } from '../middleware/auth.middleware.js';
 import type { RouteDeps } from '../routes/route-deps.js';
 import type { AppState } from '../state.js';

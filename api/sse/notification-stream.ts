@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import type { Principal } from '../../shared/principal.js';
-import type { NotificationHub } from '../../shared/services/notification-hub.js';
-import { type NotificationEvent, type NotificationService, toNotification } from '../../shared/services/notification.service.js';
+import type { NotificationHub } from '../../shared/services/notifications/notification-hub.js';
+import { type NotificationEvent, type NotificationService, toNotification } from '../../shared/services/notifications/notification.service.js';
 import type { AppContext } from '../state.js';
 
 export interface StreamOptions {

@@ -1,6 +1,6 @@
 import multer from '@koa/multer';
 import { AppError } from '../../shared/errors.js';
-import type { UploadService } from '../../shared/services/upload.service.js';
+import type { UploadService } from '../../shared/services/uploads/upload.service.js';
 import { isStorableValue, unstorableText } from '../../shared/text-hygiene.js';
 import type { AppContext } from '../state.js';
 import { parseMultipart } from './parse-multipart.js';

@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import type koaMulter from '@koa/multer';
 import multer from 'multer';
 import { AppError, isAppError } from '../../shared/errors.js';
-import type { ReceivedBody, UploadService } from '../../shared/services/upload.service.js';
+import type { ReceivedBody, UploadService } from '../../shared/services/uploads/upload.service.js';
 import { isMalformedBody } from './body-errors.js';
 
 export const FILE_FIELDS = ['file', 'image'];

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MCP_SCOPE_NAMES } from '../services/oauth/oauth-scopes.js';
+import { MCP_SCOPE_NAMES } from '../services/assistants/oauth-scopes.js';
 import { isoDate } from './common.contract.js';
 
 export const connectionSchema = z

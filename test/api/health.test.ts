@@ -4,7 +4,7 @@ import { readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import { createLogger } from '../../shared/logger.js';
-import type { Readiness } from '../../shared/services/readiness.service.js';
+import type { Readiness } from '../../shared/services/health/readiness.service.js';
 import type { ApiResponse } from '../helpers/api-client.js';
 import { startFakeVision } from '../helpers/fake-vision.js';
 import { freePort } from '../helpers/ports.js';

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { eq } from 'drizzle-orm';
 import { files } from '../../shared/db/schema.js';
-import { FileBodyCache } from '../../shared/services/file-body-cache.js';
+import { FileBodyCache } from '../../shared/services/files/file-body-cache.js';
 import { eventually } from '../helpers/eventually.js';
 import { startFakeVision } from '../helpers/fake-vision.js';
 import { pngBytes } from '../helpers/media.js';

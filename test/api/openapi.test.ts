@@ -4,7 +4,7 @@ import ajvFormats from 'ajv-formats';
 import { expect } from 'chai';
 import { apiRouter } from '../../api/routes/index.js';
 import { createLogger } from '../../shared/logger.js';
-import { NotificationHub } from '../../shared/services/notification-hub.js';
+import { NotificationHub } from '../../shared/services/notifications/notification-hub.js';
 import { solveCaptcha } from '../helpers/captcha.js';
 import { createFolder } from '../helpers/folders.js';
 import { pngBytes } from '../helpers/media.js';

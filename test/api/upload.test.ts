@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { eq } from 'drizzle-orm';
 import { accounts, folders } from '../../shared/db/schema.js';
-import { SITE_SESSION_COOKIE } from '../../shared/services/site-session.service.js';
+import { SITE_SESSION_COOKIE } from '../../shared/services/accounts/site-session.service.js';
 import { secondsUntilNextUtcDay } from '../../shared/time.js';
 import { elfBytes, pngBytes } from '../helpers/media.js';
 import { createTestEnv, type TestEnv } from '../helpers/test-env.js';

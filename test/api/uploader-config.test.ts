@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { SESSION_COOKIE } from '../../shared/services/session.service.js';
+import { SESSION_COOKIE } from '../../shared/services/accounts/session.service.js';
 import { createFolder } from '../helpers/folders.js';
 import { pngBytes } from '../helpers/media.js';
 import { runCommand } from '../helpers/run-script.js';

@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { eq } from 'drizzle-orm';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { dropLinks } from '../../shared/db/schema.js';
-import { SESSION_COOKIE } from '../../shared/services/session.service.js';
+import { SESSION_COOKIE } from '../../shared/services/accounts/session.service.js';
 import { useBrowserEnv } from '../helpers/browser.js';
 import { expectAccessible, screenshot } from '../helpers/dashboard.js';
 import { eventually } from '../helpers/eventually.js';

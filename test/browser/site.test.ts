@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
-import { SESSION_COOKIE } from '../../shared/services/session.service.js';
+import { SESSION_COOKIE } from '../../shared/services/accounts/session.service.js';
 import { launchChromium } from '../helpers/browser.js';
 import { expectAccessible, screenshot, watchConsole } from '../helpers/dashboard.js';
 import { pngBytes } from '../helpers/media.js';

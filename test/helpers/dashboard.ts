@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { SESSION_COOKIE } from '../../shared/services/session.service.js';
+import { SESSION_COOKIE } from '../../shared/services/accounts/session.service.js';
 import type { TestEnv } from './test-env.js';
 
 // Browser tests of the dashboard: a signed-in page, axe-core's verdict, and screenshots kept under

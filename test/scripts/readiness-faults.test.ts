@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Readiness } from '../../shared/services/readiness.service.js';
+import type { Readiness } from '../../shared/services/health/readiness.service.js';
 import { migrateScriptDatabase, preparedScriptEnv } from '../helpers/engines.js';
 import { eventually } from '../helpers/eventually.js';
 import { startOwnPostgres, startOwnRedis, type OwnPostgres, type OwnRedis } from '../helpers/own-engines.js';

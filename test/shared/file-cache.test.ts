@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { FileRow } from '../../shared/db/schema.js';
-import { FileCache } from '../../shared/services/file-cache.js';
+import { FileCache } from '../../shared/services/files/file-cache.js';
 
 const row = (filename: string) => ({ id: filename, filename }) as unknown as FileRow;
 

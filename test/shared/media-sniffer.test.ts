@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { PassThrough, type Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { sniffBody } from '../../shared/services/media-sniffer.js';
+import { sniffBody } from '../../shared/services/media/media-sniffer.js';
 import { elfBytes, pngBytes } from '../helpers/media.js';
 
 async function drain(body: Readable): Promise<Buffer> {

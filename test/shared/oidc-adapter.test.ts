@@ -5,8 +5,8 @@ import { connectPostgres, type DatabaseHandle } from '../../shared/db/client.js'
 import { oauthModels } from '../../shared/db/schema.js';
 import { randomHex, SecretBox } from '../../shared/crypto.js';
 import { OAuthModelRepository } from '../../shared/repositories/oauth-model.repository.js';
-import { OidcAdapter, oidcAdapterFactory } from '../../shared/services/oauth/oidc-adapter.js';
-import { loadSigningKey } from '../../shared/services/oauth/signing-keys.js';
+import { OidcAdapter, oidcAdapterFactory } from '../../shared/services/assistants/oidc-adapter.js';
+import { loadSigningKey } from '../../shared/services/assistants/signing-keys.js';
 import { cloneDatabase } from '../helpers/engines.js';
 
 const HOUR = 3600;

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { Readable } from 'node:stream';
-import { UploadService } from '../../shared/services/upload.service.js';
+import { UploadService } from '../../shared/services/uploads/upload.service.js';
 import { pngBytes } from '../helpers/media.js';
 import { createTestEnv, type TestEnv } from '../helpers/test-env.js';
 import { fileRowsOf, storageUsedBy, storedObjects } from '../helpers/uploads.js';

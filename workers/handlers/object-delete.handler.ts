@@ -1,4 +1,4 @@
-import { renditionKeysOf } from '../../shared/services/thumbnails/thumbnail-keys.js';
+import { renditionKeysOf } from '../../shared/services/media/thumbnails/thumbnail-keys.js';
 import type { JobHandler } from '../handler.js';
 
 export const objectDelete: JobHandler<'object.delete'> = async ({ key }, { container }) => {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { dropLinkSchema } from '../../../shared/contracts/drop-link.contract.js';
-import { MAX_DROP_WAIT_SECONDS } from '../../../shared/services/drop-link.service.js';
+import { MAX_DROP_WAIT_SECONDS } from '../../../shared/services/folders/drop-link.service.js';
 import { READ, tool } from './tool.js';
 
 // A few seconds under the longest wait, so the answer comes before the client gives up.

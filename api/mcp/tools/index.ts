@@ -1,4 +1,4 @@
-import type { McpScope } from '../../../shared/services/oauth/oauth-scopes.js';
+import type { McpScope } from '../../../shared/services/assistants/oauth-scopes.js';
 import { checkFileHandoffTool } from './check-file-handoff.tool.js';
 import { createFolderTool } from './create-folder.tool.js';
 import { deleteFilesTool } from './delete-files.tool.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { fileViewSchema } from '../../../shared/contracts/file.contract.js';
-import { browseFilesSchema } from '../../../shared/services/file-browser.service.js';
+import { browseFilesSchema } from '../../../shared/services/files/file-browser.service.js';
 import { READ, tool } from './tool.js';
 
 export const listFilesTool = tool({

@@ -1,5 +1,5 @@
 import { dropLinkSchema } from '../../../shared/contracts/drop-link.contract.js';
-import { createDropLinkSchema } from '../../../shared/services/drop-link.service.js';
+import { createDropLinkSchema } from '../../../shared/services/folders/drop-link.service.js';
 import { tool, WRITE } from './tool.js';
 
 export const requestFileFromUserTool = tool({

@@ -1,9 +1,9 @@
 import type { z } from 'zod';
 import type { Container } from '../../../shared/container.js';
 import { isAppError } from '../../../shared/errors.js';
-import type { DropArrivals } from '../../../shared/services/drop-link.service.js';
-import type { Preview } from '../../../shared/services/file-preview.js';
-import type { McpScope } from '../../../shared/services/oauth/oauth-scopes.js';
+import type { DropArrivals } from '../../../shared/services/folders/drop-link.service.js';
+import type { Preview } from '../../../shared/services/media/file-preview.js';
+import type { McpScope } from '../../../shared/services/assistants/oauth-scopes.js';
 import type { McpPrincipal } from '../../oauth/access-tokens.js';
 
 /** What a tool is given besides its input: who calls, the services, and the request's life. */

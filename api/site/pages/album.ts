@@ -1,4 +1,4 @@
-import type { AlbumFile, AlbumPage } from '../../../shared/services/album.service.js';
+import type { AlbumFile, AlbumPage } from '../../../shared/services/folders/album.service.js';
 import { html, type SafeHtml } from './html.js';
 
 // Served at /assets/album.css: the pages' CSP allows no inline style.

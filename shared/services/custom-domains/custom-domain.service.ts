@@ -6,7 +6,7 @@ import type { Principal } from '../../principal.js';
 import { jobIds, type JobQueues } from '../../jobs.js';
 import type { Logger } from '../../logger.js';
 import type { CustomDomainRepository, CustomDomainRow } from '../../repositories/custom-domain.repository.js';
-import type { NotificationService } from '../notification.service.js';
+import type { NotificationService } from '../notifications/notification.service.js';
 import { type AcmeIssuer, acmeChallengeName, type PendingOrder } from './acme-issuer.js';
 import { type DnsChecker, DnsUnavailableError } from './dns-checker.js';
 import type { DomainDirectory } from './domain-directory.js';

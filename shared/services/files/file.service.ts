@@ -1,0 +1,192 @@
+import path from 'node:path';
+import mime from 'mime-types';
+import { sha256 } from '../../crypto.js';
+import type { FileRow } from '../../db/schema.js';
+import { AppError } from '../../errors.js';
+import type { JobQueues } from '../../jobs.js';
+import type { Logger } from '../../logger.js';
+import type { Plans } from '../../plans.js';
+import type { Principal } from '../../principal.js';
+import type { AccountRepository } from '../../repositories/account.repository.js';
+import type { FileMaintenanceRepository } from '../../repositories/file-maintenance.repository.js';
+import type { FileRepository } from '../../repositories/file.repository.js';
+import type { CachePurgeService } from './cache-purge.service.js';
+import { cleanOriginalName } from '../uploads/file-naming.js';
+import type { FileUrls } from './file-urls.js';
+import { folderNotFound, type FolderService } from '../folders/folder.service.js';
+import type { ModerationService } from '../moderation/moderation.service.js';
+import type { ThumbnailService } from '../media/thumbnails/thumbnail.service.js';
+import type { ReceivedBody, UploadService } from '../uploads/upload.service.js';
+
+const SWEEP_BATCH = 500;
+// In-flight reads of a replaced file's old object get this long to finish before it is deleted.
+const REPLACED_OBJECT_GRACE_MS = 60_000;
+const NOT_OWNED = 'file not found or not owned by user';
+
+/** The life of stored files after upload: rename, replace, move, delete and expiry. */
+export class FileService {
+  constructor(
+    private readonly deps: {
+      files: FileRepository;
+      /** expiry and deletion links: files by id or token, whoever owns them */
+      maintenance: FileMaintenanceRepository;
+      folders: FolderService;
+      accounts: AccountRepository;
+      uploads: UploadService;
+      purges: CachePurgeService;
+      moderation: ModerationService;
+      thumbnails: ThumbnailService;
+      urls: FileUrls;
+      plans: Plans;
+      jobs: JobQueues;
+      logger: Logger;
+    },
+  ) {}
+
+  async deleteOwned(account: Principal, filename: string): Promise<FileRow> {
+    const file = await this.deps.files.deleteOwned(account.id, filename);
+    if (!file) throw AppError.notFound('File not found');
+    await this.afterRemoval(file, account);
+    return file;
+  }
+
+  /** A deletion link (`?token=`) is a capability for exactly one file. */
+  async deleteWithToken(filename: string, token: string): Promise<FileRow> {
+    const found = await this.deps.maintenance.findByDeletionToken(filename, sha256(token));
+    const file = found && (await this.deps.maintenance.deleteById(found.id));
+    if (!file) throw AppError.notFound('File not found');
+    await this.afterRemoval(file);
+    return file;
+  }
+
+  /** `newFilename` is a checked name (see the rename route); a name the account uses is 409. */
+  async rename(account: Principal, filename: string, newFilename: string) {
+    const file = await this.owned(account, filename);
+    const changedExt = path.extname(newFilename).toLowerCase() !== path.extname(filename).toLowerCase();
+    const mimeType = changedExt ? mime.lookup(newFilename) || 'application/octet-stream' : file.mimeType;
+    const outcome = await this.deps.files.rename(account.id, filename, newFilename, mimeType);
+    if (!outcome.ok) throw AppError.conflict(`You already have a file named ${newFilename}`);
+    const renamed = outcome.value;
+    if (!renamed) throw AppError.notFound('File not found');
+    await this.deps.purges.fileChanged(renamed, account, filename);
+    return { oldFilename: filename, newFilename, newUrl: this.deps.urls.forFile(renamed, account) };
+  }
+
+  /**
+   * Points the file at a newly stored body: same name, URL, folder and privacy. If the new size
+   * would pass the storage limit nothing changes (413) and the new object is removed. A quarantined
+   * file stays blocked until its new content is judged — unless that content is of a kind the
+   * moderation service does not judge, which would leave it blocked for good.
+   */
+  async replace(account: Principal, filename: string, received: ReceivedBody, originalName: string) {
+    let replaced;
+    try {
+      const outcome = await this.deps.files.replace(
+        account.id,
+        filename,
+        { objectKey: received.objectKey, size: received.size, mimeType: received.sniffed.mime, originalName: cleanOriginalName(originalName) },
+        this.deps.plans.of(account.plan).monthlyStorageLimit,
+        this.deps.moderation.isModerated(received.sniffed.mime),
+      );
+      if (!outcome.ok) throw AppError.tooLarge('The larger file would pass the storage limit');
+      if (!outcome.value) throw AppError.notFound('File not found');
+      replaced = outcome.value;
+    } catch (err) {
+      await this.deps.uploads.discard(received.objectKey);
+      throw err;
+    }
+    const { before, after } = replaced;
+    await this.deps.jobs
+      .add('object.delete', { key: before.objectKey }, { delay: REPLACED_OBJECT_GRACE_MS })
+      .catch((err: unknown) => this.deps.logger.error({ err, key: before.objectKey }, 'could not queue deletion of a replaced object'));
+    await this.deps.purges.fileChanged(after, account);
+    await this.deps.moderation.enqueue(after);
+    await this.deps.thumbnails.enqueue(after);
+    return {
+      filename: after.filename,
+      url: this.deps.urls.forFile(after, account),
+      mimeType: after.mimeType,
+      sizeBytes: after.size,
+      oldSizeBytes: before.size,
+      updatedAt: after.updatedAt!.toISOString(),
+    };
+  }
+
+  /** A private file is served only through the signed links its owner's answers carry. */
+  async setPrivacy(account: Principal, filename: string, isPrivate: boolean) {
+    const file = await this.deps.files.setPrivate(account.id, filename, isPrivate);
+    if (!file) throw AppError.notFound('File not found');
+    await this.deps.purges.fileChanged(file, account);
+    // Thumbnail URLs change with privacy: the answer carries the new ones.
+    return { filename: file.filename, isPrivate: file.isPrivate, url: this.deps.urls.forFile(file, account), ...this.deps.thumbnails.urlsOf(file) };
+  }
+
+  async move(account: Principal, filename: string, folderId: string | null): Promise<void> {
+    const moved = await this.moveOwned(account, [filename], folderId);
+    if (moved.length === 0) throw AppError.notFound('File not found');
+  }
+
+  /** Moves what it can; files that are missing or not the account's are reported, not fatal. */
+  async moveMany(account: Principal, filenames: string[], folderId: string | null) {
+    const unique = [...new Set(filenames)];
+    const moved = new Set(await this.moveOwned(account, unique, folderId));
+    return {
+      moved: unique.filter((f) => moved.has(f)),
+      errors: unique.filter((f) => !moved.has(f)).map((f) => ({ filename: f, error: NOT_OWNED })),
+    };
+  }
+
+  /** Deletes the file if its time has come; a job for a file that is gone or was changed does nothing. */
+  async expire(fileId: string, now = new Date()): Promise<boolean> {
+    const [candidate] = await this.deps.maintenance.findExpired(now, 1, fileId);
+    const file = candidate && (await this.deps.maintenance.deleteById(candidate.id));
+    if (file) await this.afterRemoval(file);
+    return Boolean(file);
+  }
+
+  /** Safety net behind the per-file expiry jobs (e.g. after Redis lost them). */
+  async sweepExpired(now = new Date()): Promise<number> {
+    let removed = 0;
+    for (;;) {
+      const batch = await this.deps.maintenance.findExpired(now, SWEEP_BATCH);
+      for (const candidate of batch) {
+        const file = await this.deps.maintenance.deleteById(candidate.id);
+        if (file) {
+          await this.afterRemoval(file);
+          removed += 1;
+        }
+      }
+      if (batch.length < SWEEP_BATCH) return removed;
+    }
+  }
+
+  /** Before a replacement body is read: the file exists, and the account may still store content. */
+  async assertReplaceable(account: Principal, filename: string): Promise<void> {
+    await this.owned(account, filename);
+    // New bytes are an upload in all but name: a banned account may read and tidy, never store.
+    if (account.status === 'banned') throw AppError.forbidden('This account is banned');
+  }
+
+  private async owned(account: Principal, filename: string): Promise<FileRow> {
+    const file = await this.deps.files.findOwned(account.id, filename);
+    if (!file) throw AppError.notFound('File not found');
+    return file;
+  }
+
+  /** Moves the account's named files into its folder (null: the root); returns the names moved. */
+  private async moveOwned(account: Principal, filenames: string[], folderId: string | null): Promise<string[]> {
+    if (folderId !== null) await this.deps.folders.get(account, folderId);
+    const moved = await this.deps.files.move(account.id, filenames, folderId);
+    if (!moved.ok) throw folderNotFound();
+    return moved.value;
+  }
+
+  /** The row is gone, so nothing serves the file any more; its bytes go through the delete job. */
+  private async afterRemoval(file: FileRow, owner?: Principal) {
+    await this.deps.jobs.add('object.delete', { key: file.objectKey }).catch((err: unknown) => {
+      this.deps.logger.error({ err, key: file.objectKey }, "could not queue deletion of a removed file's object");
+    });
+    const account = owner ?? (file.accountId ? await this.deps.accounts.findById(file.accountId) : undefined);
+    await this.deps.purges.fileChanged(file, account ?? null);
+  }
+}
