@@ -55,6 +55,10 @@ export const accounts = pgTable(
     lastUsedAt: ts('last_used_at').notNull().defaultNow(),
     discordUsername: text('discord_username'),
     googleUsername: text('google_username'),
+    // Account settings (GET/PATCH /api/user/settings): strip location and camera metadata from
+    // uploads, and make new uploads private.
+    stripMetadata: boolean('strip_metadata').notNull().default(true),
+    privateByDefault: boolean('private_by_default').notNull().default(false),
     createdAt: createdAt(),
   },
   (t) => [
