@@ -1,6 +1,7 @@
 import { checkPort, loadConfig } from '../shared/config.js';
 import { createContainer } from '../shared/container.js';
 import { createLogger } from '../shared/logger.js';
+import { warnIfEndOfLifeNode } from '../shared/node-runtime.js';
 import { exitOnUncaughtErrors, onShutdown } from '../shared/shutdown.js';
 import { startWebServer } from './server.js';
 
@@ -8,6 +9,7 @@ import { startWebServer } from './server.js';
 const config = loadConfig({ sharedDatabase: true });
 const logger = createLogger(config.logLevel);
 exitOnUncaughtErrors(logger, 'web');
+warnIfEndOfLifeNode(logger);
 await checkPort(config.port, 'PORT');
 const container = await createContainer(config, { logger, servesRequests: true });
 const web = await startWebServer(container, config.port);

@@ -9,6 +9,7 @@ import { createContainer } from '../shared/container.js';
 import { connectPostgres, openPglite } from '../shared/db/client.js';
 import { connectEmbeddedServer, serveEmbeddedDatabase } from '../shared/db/embedded-server.js';
 import { createLogger } from '../shared/logger.js';
+import { warnIfEndOfLifeNode } from '../shared/node-runtime.js';
 import { exitOnUncaughtErrors, onShutdown } from '../shared/shutdown.js';
 import { QUEUE_NAMES } from '../shared/jobs.js';
 import { handlers } from '../workers/handlers/index.js';
@@ -25,6 +26,7 @@ const visionMain = path.join(path.dirname(here), '..', 'api', 'moderation', `mai
 let config = loadConfig();
 const logger = createLogger(config.logLevel);
 exitOnUncaughtErrors(logger, 'start');
+warnIfEndOfLifeNode(logger);
 warnOfOtherVisionService(config);
 // Checked before anything is started, so a clash leaves nothing running behind.
 await checkPort(config.port, 'PORT');

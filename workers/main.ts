@@ -2,6 +2,7 @@ import { loadConfig } from '../shared/config.js';
 import { createContainer } from '../shared/container.js';
 import { isQueueName, QUEUE_NAMES } from '../shared/jobs.js';
 import { createLogger } from '../shared/logger.js';
+import { warnIfEndOfLifeNode } from '../shared/node-runtime.js';
 import { exitOnUncaughtErrors, onShutdown } from '../shared/shutdown.js';
 import { handlers } from './handlers/index.js';
 import { startWorkers } from './worker-pool.js';
@@ -18,6 +19,7 @@ const queues = requested.length > 0 ? requested.filter(isQueueName) : [...QUEUE_
 const config = loadConfig({ sharedDatabase: true });
 const logger = createLogger(config.logLevel);
 exitOnUncaughtErrors(logger, 'worker');
+warnIfEndOfLifeNode(logger);
 const container = await createContainer(config, { logger });
 const pool = await startWorkers(container, queues, handlers);
 onShutdown(logger, config.shutdownTimeoutMs, async (deadline) => {

@@ -5,6 +5,7 @@ import type { ClientMetadata, Configuration } from 'oidc-provider';
 import type { Config } from '../../shared/config.js';
 import type { Logger } from '../../shared/logger.js';
 import { safeFetch } from '../../shared/net/safe-fetch.js';
+import { onEndOfLifeNode } from '../../shared/node-runtime.js';
 import type { AuthorizationStore } from '../../shared/services/assistants/authorization-store.js';
 import { MCP_SCOPE_NAMES, mcpResourceOf } from '../../shared/services/assistants/oauth-scopes.js';
 import { layout } from '../site/pages/html.js';
@@ -29,12 +30,15 @@ export interface OAuthProviderDeps {
 }
 
 /**
- * Loads oidc-provider on first use, its import-time notices (it asks for Node 22 LTS and prints a
- * warning on 20) becoming log lines: stderr stays for what the service itself has to say.
+ * Loads oidc-provider on first use, its import-time notices becoming log lines: stderr stays for what
+ * the service itself has to say. Its warning on Node 20 ("Unsupported runtime") is dropped: the
+ * process says that once itself, at start (shared/node-runtime.ts).
  */
 async function importOidcProvider(logger: Logger): Promise<typeof import('oidc-provider')> {
   const { warn, info } = console;
-  console.warn = (message: unknown) => logger.warn(String(message));
+  console.warn = (message: unknown) => {
+    if (!(onEndOfLifeNode && String(message).includes('Unsupported runtime'))) logger.warn(String(message));
+  };
   console.info = (message: unknown) => logger.info(String(message));
   try {
     return await import('oidc-provider');

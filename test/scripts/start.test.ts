@@ -6,6 +6,7 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import { redisAnswers } from '../../scripts/lib/redis-server.js';
 import { freePort } from '../helpers/ports.js';
+import { s3EnvOf, startS3rver, type S3rverHandle } from '../helpers/s3rver.js';
 import { ensureBuilt, launchCommand, runScript, spawnCommand } from '../helpers/run-script.js';
 
 /** A child of `parent` whose command line mentions `script` (Linux /proc): its pid and its arguments. */
@@ -97,8 +98,9 @@ describe('npm start (all in one, embedded defaults)', function () {
   });
 });
 
-describe('npm start, run by npm from a terminal', function () {
+describe('npm start, run by npm from a terminal (files on S3)', function () {
   this.timeout(120_000);
+  let s3: S3rverHandle;
   let dataDir: string;
   let env: Record<string, string | undefined>;
   let npm: ChildProcess;
@@ -107,10 +109,13 @@ describe('npm start, run by npm from a terminal', function () {
 
   before(async () => {
     await ensureBuilt();
+    // S3 too, so the AWS SDK is loaded and would say what it has to say at start.
+    s3 = await startS3rver();
     dataDir = await mkdtemp(path.join(tmpdir(), 'hfs-start-npm-'));
     const port = await freePort();
     env = {
       ...process.env,
+      ...s3EnvOf(s3),
       DATA_DIR: dataDir,
       PORT: String(port),
       BASE_URL: `http://127.0.0.1:${port}`,
@@ -133,17 +138,30 @@ describe('npm start, run by npm from a terminal', function () {
     }
   });
   after(async () => {
-    if (npm.exitCode === null) process.kill(-npm.pid!, 'SIGKILL');
+    if (npm?.exitCode === null) process.kill(-npm.pid!, 'SIGKILL');
     // Its Redis runs in a process group of its own: stopped here too should a test have failed first.
-    const redis = new Redis(env.REDIS_URL!, { lazyConnect: true, retryStrategy: () => null });
-    redis.on('error', () => undefined);
-    await redis.connect().then(() => redis.shutdown('NOSAVE'), () => undefined).catch(() => undefined);
-    redis.disconnect();
-    await rm(dataDir, { recursive: true, force: true });
+    if (env) {
+      const redis = new Redis(env.REDIS_URL!, { lazyConnect: true, retryStrategy: () => null });
+      redis.on('error', () => undefined);
+      await redis.connect().then(() => redis.shutdown('NOSAVE'), () => undefined).catch(() => undefined);
+      redis.disconnect();
+    }
+    await s3?.stop();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
   });
 
   it('uses the moderation service it started: VISION_URL follows VISION_PORT', () => {
     expect(output).to.match(new RegExp(`Vision +http://localhost:${env.VISION_PORT}\\n`));
+  });
+
+  it(`prints no warning${process.versions.node.startsWith('20.') ? ' but one line saying Node 20 is end-of-life' : ''}`, () => {
+    const warnings = output.split('\n').filter((line) => /warn|deprecat|unsupported|end-of-life/i.test(line) || /"level":[456]0/.test(line));
+    if (process.versions.node.startsWith('20.')) {
+      expect(warnings, output).to.have.length(1);
+      expect(JSON.parse(warnings[0]!)).to.include({ level: 40 }).and.have.property('msg').that.matches(/Node 20 is end-of-life \(since April 2026\).*Node 22 LTS/);
+    } else {
+      expect(warnings, output).to.deep.equal([]);
+    }
   });
 
   it('drains once on one Ctrl-C to its process group, and npm exits 0', async () => {
