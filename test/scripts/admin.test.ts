@@ -12,7 +12,9 @@ function expectNoQueryDetails(stderr: string) {
 }
 
 describe('admin CLI: user commands', function () {
-  this.timeout(120_000);
+  // Several CLI processes a test, each loading the service and opening the database: on a busy
+  // two-core machine one test took 100 s.
+  this.timeout(240_000);
   let env: Record<string, string>;
   let dataDir: string;
 
