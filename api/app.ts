@@ -24,6 +24,7 @@ import { dropRoutes } from './site/drop.routes.js';
 import { FileHeaderCache } from './site/file-response.js';
 import { hotFileResponder } from './site/hot-files.js';
 import { hostedFiles } from './site/site.routes.js';
+import { shareLinkRoutes } from './site/share.routes.js';
 import { thumbnailRoutes } from './site/thumbnail.routes.js';
 import type { AppState } from './state.js';
 import { WebMetrics } from './web-metrics.js';
@@ -74,6 +75,7 @@ export async function createApp(container: Container, hub: NotificationHub, subs
   app.use(albumPagesRoutes(container).routes());
   app.use(thumbnailRoutes(container).routes());
   app.use(drops.routes());
+  app.use(shareLinkRoutes(container, headers).routes());
   app.use(notFound);
 
   const hot = hotFileResponder({ hosted: services.hosted, urls, headers, recorder, serving: config.serving, trustProxy: config.trustProxy });

@@ -11,6 +11,7 @@ import { createRateLimits } from './rate-limits.js';
 import { AccountRepository } from './repositories/account.repository.js';
 import { CustomDomainRepository } from './repositories/custom-domain.repository.js';
 import { DropLinkRepository } from './repositories/drop-link.repository.js';
+import { ShareLinkRepository } from './repositories/share-link.repository.js';
 import { FileMaintenanceRepository } from './repositories/file-maintenance.repository.js';
 import { FileRepository } from './repositories/file.repository.js';
 import { HealthRepository } from './repositories/health.repository.js';
@@ -38,6 +39,7 @@ import { CachePurgeService } from './services/files/cache-purge.service.js';
 import { DashboardService } from './services/files/dashboard.service.js';
 import { FileRecords } from './services/files/file-records.js';
 import { DropLinkService } from './services/folders/drop-link.service.js';
+import { ShareLinkService } from './services/folders/share-link.service.js';
 import { FileBodyCache } from './services/files/file-body-cache.js';
 import { FileBrowserService } from './services/files/file-browser.service.js';
 import { FileCache } from './services/files/file-cache.js';
@@ -110,6 +112,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     notifications: new NotificationRepository(database.db),
     polls: new PollRepository(database.db),
     dropLinks: new DropLinkRepository(database.db),
+    shareLinks: new ShareLinkRepository(database.db),
     oauthModels: new OAuthModelRepository(database.db),
     oauthConnections: new OAuthConnectionRepository(database.db),
     customDomains: new CustomDomainRepository(database.db),
@@ -170,6 +173,16 @@ export async function createContainer(config: Config, options: ContainerOptions 
     logger,
     baseUrl: config.baseUrl,
   });
+  const albums = new AlbumService({
+    folders: repositories.folders,
+    publicFiles: repositories.publicFiles,
+    storage,
+    moderation,
+    thumbnails,
+    urls,
+    logger,
+    siteUrl: config.siteUrl,
+  });
   const authorizationStore = new AuthorizationStore(repositories.oauthModels, repositories.accounts, box);
   const services = {
     accounts,
@@ -181,16 +194,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     auth: new AuthService({ accounts, accountRows: repositories.accounts, captcha, sessions, rateLimits }),
     folders,
     folderKeys,
-    albums: new AlbumService({
-      folders: repositories.folders,
-      publicFiles: repositories.publicFiles,
-      storage,
-      moderation,
-      thumbnails,
-      urls,
-      logger,
-      siteUrl: config.siteUrl,
-    }),
+    albums,
     uploadAuth,
     uploads,
     cachePurges,
@@ -228,6 +232,16 @@ export async function createContainer(config: Config, options: ContainerOptions 
     orphanSweep: new OrphanSweepService({ files: repositories.fileMaintenance, storage, resumable: tusStore, logger }),
     tusResults: new TusResultService(repositories.tusResults, box),
     readiness: new ReadinessService({ database: repositories.health, redis, storage, moderation: { enabled: config.moderation.enabled, visionUrl: config.visionUrl } }),
+    shareLinks: new ShareLinkService({
+      links: repositories.shareLinks,
+      files: repositories.files,
+      folders: repositories.folders,
+      albums,
+      hosted,
+      box,
+      wrongPasswords: rateLimits.sharePasswordFailures,
+      siteUrl: config.siteUrl,
+    }),
     dropLinks: new DropLinkService({
       links: repositories.dropLinks,
       accounts: repositories.accounts,

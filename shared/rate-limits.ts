@@ -77,6 +77,8 @@ export function createRateLimits(redis: Redis, config: Config) {
     // Sign-in failures: a guessing budget per IP and per username, each over 15 minutes.
     loginFailuresByIp: limit('login-ip', rateLimits.loginFailures * 2, 15 * 60, SIGN_IN),
     loginFailuresByUser: limit('login-user', rateLimits.loginFailures, 15 * 60, SIGN_IN),
+    // Wrong passwords of a share link, per link and address (the key names both).
+    sharePasswordFailures: limit('share-password', 10, 10 * 60, 'Too many wrong passwords for this link; try again later'),
     registrationsByIp: limit('register-ip', 10, 60 * 60, 'Too many registrations from this address; try again later'),
     // Open OAuth client registration (MCP clients register once per install).
     clientRegistrationsByIp: limit('oauth-register-ip', 30, 60 * 60, 'Too many client registrations from this address; try again later'),

@@ -7,12 +7,14 @@ import { connectionSchema } from '../../shared/contracts/connection.contract.js'
 import { customDomainSchema, customDomainStateSchema } from '../../shared/contracts/custom-domain.contract.js';
 import { dashboardSchema } from '../../shared/contracts/dashboard.contract.js';
 import { dropLinkSchema } from '../../shared/contracts/drop-link.contract.js';
+import { shareLinkSchema } from '../../shared/contracts/share-link.contract.js';
 import { folderKeySchema, folderSchema } from '../../shared/contracts/folder.contract.js';
 import { notificationListSchema } from '../../shared/contracts/notification.contract.js';
 import { pollSchema } from '../../shared/contracts/poll.contract.js';
 import { uploadConfigSchema, uploadResultSchema } from '../../shared/contracts/upload.contract.js';
 import { urlFormatSettingsSchema } from '../../shared/contracts/url-format.contract.js';
 import { createDropLinkSchema } from '../../shared/services/folders/drop-link.service.js';
+import { createShareLinkSchema } from '../../shared/services/folders/share-link.service.js';
 import { uploaderConfigSchema } from '../../shared/services/uploads/uploader-config.service.js';
 import { urlFormatSchema } from '../routes/account.routes.js';
 import { albumQuerySchema } from '../routes/album.routes.js';
@@ -237,6 +239,13 @@ const paths: ZodOpenApiPathsObject = {
       requestParams: { path: z.object({ id: z.uuid() }), query: waitSchema },
     }),
     delete: op('Drop links', 'Cancel a drop link', answer('Cancelled', r.messageSchema), [401, 403, 404], path({ id: z.uuid() })),
+  },
+  '/api/user/share-links': {
+    get: op('Share links', 'List share links, newest first', answer('Share links', ok(z.array(shareLinkSchema))), [401, 403]),
+    post: op('Share links', 'Share one file or one folder (private files included) at {SITE_URL}/l/{token}', answer('Created', ok(shareLinkSchema)), [400, 401, 403, 404], body(createShareLinkSchema)),
+  },
+  '/api/user/share-links/{id}': {
+    delete: op('Share links', 'Revoke a share link: 404 on every web process before this answers', answer('Revoked', r.messageSchema), [401, 403, 404], path({ id: z.uuid() })),
   },
 
   '/api/user/notifications': {

@@ -15,6 +15,7 @@ import { foldersRoutes } from './folders.routes.js';
 import { notificationsRoutes } from './notifications.routes.js';
 import { pingRoutes } from './ping.routes.js';
 import type { RouteDeps } from './route-deps.js';
+import { shareLinksRoutes } from './share-links.routes.js';
 import { uploadRoutes } from './upload.routes.js';
 import { uploaderConfigRoutes } from './uploader-config.routes.js';
 
@@ -27,7 +28,7 @@ export function apiRouter(container: RouteDeps, hub: NotificationHub) {
   // Everything under /api/user is the account's own, behind its primary key or session (checked once).
   const user = new Router<AppState>({ prefix: '/user' });
   user.use(requireAccount(container.services.accounts, container.services.sessions, container.services.siteSessions));
-  for (const module of [accountRoutes(container), filesRoutes(container), foldersRoutes(container), notificationsRoutes(container, hub), dropLinksRoutes(container, hub), connectionsRoutes(container), customDomainRoutes(container), uploaderConfigRoutes(container)]) {
+  for (const module of [accountRoutes(container), filesRoutes(container), foldersRoutes(container), notificationsRoutes(container, hub), dropLinksRoutes(container, hub), shareLinksRoutes(container), connectionsRoutes(container), customDomainRoutes(container), uploaderConfigRoutes(container)]) {
     user.use(module.routes());
   }
   api.use(user.routes());

@@ -75,7 +75,13 @@ export function offloadHeader(offload: NonNullable<Config['serving']['offload']>
   return offload.mode === 'x-accel-redirect' ? ['X-Accel-Redirect', offload.prefix + file.objectKey] : ['X-Sendfile', hosted.localPath(file)];
 }
 
-export type FileSender = (ctx: AppContext, file: FileRow) => Promise<void>;
+/** How a share link sends a file: granted though private, never kept, each whole body counted first. */
+export interface SharedSend {
+  /** called before a whole body (200, or 206 from byte 0) is sent; throws to refuse it */
+  beforeWholeBody: () => Promise<void>;
+}
+
+export type FileSender = (ctx: AppContext, file: FileRow, shared?: SharedSend) => Promise<void>;
 
 /**
  * Sends a hosted file with the headers browsers, caches and download tools rely on: from memory or
@@ -84,19 +90,21 @@ export type FileSender = (ctx: AppContext, file: FileRow) => Promise<void>;
  */
 export function fileSender(hosted: HostedFileService, urls: FileUrls, headerCache: FileHeaderCache, serving: Config['serving']): FileSender {
   const { offload, s3Redirect } = serving;
-  return async (ctx, file) => {
-    if (file.isPrivate && !urls.verifyPrivateLink(file, ctx.query.expires, ctx.query.signature)) {
+  return async (ctx, file, shared) => {
+    if (file.isPrivate && !shared && !urls.verifyPrivateLink(file, ctx.query.expires, ctx.query.signature)) {
       throw AppError.notFound('File not found');
     }
     const { headers, contentType: type } = headerCache.of(file);
     ctx.set(headers);
+    if (shared) ctx.set('Cache-Control', 'private, no-store');
     // Koa's freshness check: If-None-Match (weak comparison, `*`), else If-Modified-Since.
     ctx.status = 200;
     if (ctx.fresh) {
       ctx.status = 304;
       return;
     }
-    if (s3Redirect && file.size >= s3Redirect.minBytes && ctx.method === 'GET') {
+    // A presigned URL could be fetched again and again: a share link's views are counted here.
+    if (s3Redirect && !shared && file.size >= s3Redirect.minBytes && ctx.method === 'GET') {
       // The signed URL answers with the same type, disposition and caching; the redirect itself is not kept.
       const location = await hosted.presignedUrl(file, {
         expiresInSeconds: s3Redirect.ttlSeconds,
@@ -117,6 +125,7 @@ export function fileSender(hosted: HostedFileService, urls: FileUrls, headerCach
       ctx.body = '';
       return;
     }
+    if (shared && ctx.method === 'GET' && (!range || range.start === 0)) await shared.beforeWholeBody();
     ctx.type = type;
     if (offload) {
       // The proxy sends the bytes, the range and HEAD included, from what the service decided here.

@@ -4,6 +4,7 @@ import {
   type AnyPgColumn,
   bigint,
   boolean,
+  check,
   date,
   index,
   integer,
@@ -207,6 +208,34 @@ export const dropLinks = pgTable(
   },
   (t) => [uniqueIndex('drop_links_token_hash_uq').on(t.tokenHash), index('drop_links_account_created_idx').on(t.accountId, t.createdAt)],
 );
+
+/** A link that shares one file or one folder (private files included), with optional limits. */
+export const shareLinks = pgTable(
+  'share_links',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    // Exactly one target; the link goes with its target.
+    fileId: uuid('file_id').references(() => files.id, { onDelete: 'cascade' }),
+    folderId: uuid('folder_id').references(() => folders.id, { onDelete: 'cascade' }),
+    // The token is HMAC(SECRET_KEY, nonce): the row alone never yields it; lookups go by its SHA-256.
+    tokenHash: text('token_hash').notNull(),
+    tokenNonce: text('token_nonce').notNull(),
+    passwordHash: text('password_hash'),
+    views: integer('views').notNull().default(0),
+    maxViews: integer('max_views'),
+    expiresAt: ts('expires_at'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('share_links_token_hash_uq').on(t.tokenHash),
+    index('share_links_account_created_idx').on(t.accountId, t.createdAt),
+    check('share_links_one_target', sql`(${t.fileId} is null) <> (${t.folderId} is null)`),
+  ],
+);
+export type ShareLinkRow = typeof shareLinks.$inferSelect;
 
 export const notifications = pgTable(
   'notifications',

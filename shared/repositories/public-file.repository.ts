@@ -6,6 +6,9 @@ import { refusingUnstorableText } from './pg-errors.js';
 /** A shared folder as its album link finds it, with the owner's name for the files' URLs. */
 export type AlbumRow = FolderRow & { username: string };
 
+/** The folder whose files an album lists; a share link's album lists the private ones too. */
+export type AlbumSource = Pick<FolderRow, 'id' | 'accountId'> & { includePrivate?: boolean };
+
 export interface AlbumPageQuery {
   limit: number;
   offset: number;
@@ -53,7 +56,7 @@ export class PublicFileRepository {
    * An album's files, newest first: those of its folder that are public, not expired at `now` and
    * not quarantined. All of them without `page` (the zip; its central directory names every one anyway).
    */
-  async albumFiles(album: Pick<FolderRow, 'id' | 'accountId'>, now: Date, page?: AlbumPageQuery): Promise<FileRow[]> {
+  async albumFiles(album: AlbumSource, now: Date, page?: AlbumPageQuery): Promise<FileRow[]> {
     const query = this.db
       .select()
       .from(files)
@@ -63,17 +66,17 @@ export class PublicFileRepository {
     return refusingUnstorableText(() => (page ? query.limit(page.limit).offset(page.offset) : query));
   }
 
-  async countAlbumFiles(album: Pick<FolderRow, 'id' | 'accountId'>, now: Date): Promise<number> {
+  async countAlbumFiles(album: AlbumSource, now: Date): Promise<number> {
     const [row] = await refusingUnstorableText(() => this.db.select({ n: count() }).from(files).where(albumFilter(album, now)));
     return row?.n ?? 0;
   }
 }
 
-function albumFilter(album: Pick<FolderRow, 'id' | 'accountId'>, now: Date): SQL {
+function albumFilter(album: AlbumSource, now: Date): SQL {
   return and(
     eq(files.accountId, album.accountId),
     eq(files.folderId, album.id),
-    eq(files.isPrivate, false),
+    album.includePrivate ? undefined : eq(files.isPrivate, false),
     eq(files.quarantined, false),
     or(isNull(files.expiresAt), gt(files.expiresAt, now)),
   )!;

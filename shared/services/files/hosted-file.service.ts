@@ -89,7 +89,8 @@ export class HostedFileService {
     return id;
   }
 
-  private servable(file: FileRow | undefined): FileRow {
+  /** The file if it may be served now (by its URL or a share link); 404 (or 451) otherwise. */
+  servable(file: FileRow | null | undefined): FileRow {
     // An expired file stops being served the moment it expires, before the job deletes it.
     if (!file || isExpired(file)) throw AppError.notFound('File not found');
     this.moderation.assertServable(file);

@@ -6,7 +6,7 @@ import { AppError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import type { Principal } from '../../principal.js';
 import type { FolderRepository } from '../../repositories/folder.repository.js';
-import type { AlbumRow, PublicFileRepository } from '../../repositories/public-file.repository.js';
+import type { AlbumRow, AlbumSource, PublicFileRepository } from '../../repositories/public-file.repository.js';
 import type { StorageDriver } from '../../storage/index.js';
 import type { FileUrls } from '../files/file-urls.js';
 import { albumUrl, isId } from './folder.service.js';
@@ -41,8 +41,8 @@ export interface AlbumFile {
   thumbnail: ThumbnailImage | null;
 }
 
-export interface AlbumPage {
-  shareId: string;
+/** An album's page as any link shows it. */
+export interface AlbumView {
   name: string;
   owner: string;
   url: string;
@@ -53,6 +53,10 @@ export interface AlbumPage {
   page: number;
   totalPages: number;
   totalFiles: number;
+}
+
+export interface AlbumPage extends AlbumView {
+  shareId: string;
 }
 
 export interface AlbumZip {
@@ -86,21 +90,41 @@ export class AlbumService {
   /** One page (from 1) of the album, newest first. */
   async page(shareId: string, page: number): Promise<AlbumPage> {
     const album = await this.find(shareId);
+    const url = albumUrl(this.deps.siteUrl, shareId);
+    return { shareId, ...(await this.pageOf(album, { url, page, fileUrl: (file) => this.deps.urls.forFile(file, { username: album.username }) })) };
+  }
+
+  /**
+   * A share link's album: the folder's files, private ones included, each under the link's own URL.
+   * Private files show no thumbnail (theirs are the owner's alone); the page never loads the files.
+   */
+  async linkPage(folder: AlbumRow, linkUrl: string, page: number): Promise<AlbumView> {
+    return this.pageOf({ ...folder, includePrivate: true }, { url: linkUrl, page, fileUrl: (file) => `${linkUrl}/f/${encodeURIComponent(file.filename)}` });
+  }
+
+  private async pageOf(album: AlbumRow & AlbumSource, view: { url: string; page: number; fileUrl: (file: FileRow) => string }): Promise<AlbumView> {
     const now = new Date();
+    const { page, url } = view;
     const [rows, totalFiles, [newestImage]] = await Promise.all([
       this.deps.publicFiles.albumFiles(album, now, { limit: ALBUM_PAGE_SIZE, offset: (page - 1) * ALBUM_PAGE_SIZE }),
       this.deps.publicFiles.countAlbumFiles(album, now),
       this.deps.publicFiles.albumFiles(album, now, { limit: 1, offset: 0, imagesOnly: true }),
     ]);
-    const url = albumUrl(this.deps.siteUrl, shareId);
+    const toAlbumFile = (file: FileRow): AlbumFile => ({
+      filename: file.filename,
+      url: view.fileUrl(file),
+      mimeType: file.mimeType,
+      sizeBytes: file.size,
+      createdAt: file.createdAt.toISOString(),
+      thumbnail: file.isPrivate ? null : this.deps.thumbnails.imageOf(file),
+    });
     return {
-      shareId,
       name: album.name,
       owner: album.username,
       url,
       downloadUrl: `${url}/download`,
-      files: rows.filter((file) => this.isListed(file)).map((file) => this.toAlbumFile(file, album)),
-      cover: newestImage && this.isListed(newestImage) ? this.toAlbumFile(newestImage, album) : null,
+      files: rows.filter((file) => this.isListed(file)).map(toAlbumFile),
+      cover: newestImage && this.isListed(newestImage) ? toAlbumFile(newestImage) : null,
       page,
       totalPages: Math.max(1, Math.ceil(totalFiles / ALBUM_PAGE_SIZE)),
       totalFiles,
@@ -112,7 +136,15 @@ export class AlbumService {
    * file is opened before its turn, and nothing is held beyond the streams' buffers.
    */
   async zip(shareId: string): Promise<AlbumZip> {
-    const album = await this.find(shareId);
+    return this.zipOf(await this.find(shareId));
+  }
+
+  /** A share link's zip: the folder's files, private ones included. */
+  linkZip(folder: AlbumRow): Promise<AlbumZip> {
+    return this.zipOf({ ...folder, includePrivate: true });
+  }
+
+  private async zipOf(album: AlbumRow & AlbumSource): Promise<AlbumZip> {
     const files = (await this.deps.publicFiles.albumFiles(album, new Date())).filter((file) => this.isListed(file));
     const zip = new ZipFile();
     const output = zip.outputStream as Readable;
@@ -153,16 +185,5 @@ export class AlbumService {
   /** The query leaves out private, expired and quarantined files; files held for moderation stay out too. */
   private isListed(file: FileRow): boolean {
     return this.deps.moderation.isServable(file);
-  }
-
-  private toAlbumFile(file: FileRow, album: AlbumRow): AlbumFile {
-    return {
-      filename: file.filename,
-      url: this.deps.urls.forFile(file, { username: album.username }),
-      mimeType: file.mimeType,
-      sizeBytes: file.size,
-      createdAt: file.createdAt.toISOString(),
-      thumbnail: this.deps.thumbnails.imageOf(file),
-    };
   }
 }

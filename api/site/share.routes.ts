@@ -1,0 +1,93 @@
+import { Router } from '@koa/router';
+import contentDisposition from 'content-disposition';
+import { z } from 'zod';
+import { isAppError } from '../../shared/errors.js';
+import type { OpenShareLink } from '../../shared/services/folders/share-link.service.js';
+import { validate } from '../../shared/validation.js';
+import { albumQuerySchema } from '../routes/album.routes.js';
+import type { RouteDeps } from '../routes/route-deps.js';
+import type { AppContext, AppState } from '../state.js';
+import { type FileHeaderCache, fileSender } from './file-response.js';
+import { sharePage, type SharePageView } from './pages/share.page.js';
+import { renderPage } from './pages/render-page.js';
+
+const PASS_COOKIE = 'share_pass';
+const PASSWORD_HEADER = 'x-share-password';
+const passwordForm = z.object({ password: z.string().max(128).default('') });
+
+const wantsPage = (ctx: AppContext) => ctx.accepts(['json', 'html']) === 'html';
+
+function answerPage(ctx: AppContext, status: number, view: SharePageView) {
+  ctx.status = status;
+  renderPage(ctx, sharePage(view));
+  // The token is a capability: never pass it on in a Referer.
+  ctx.set('Referrer-Policy', 'no-referrer');
+}
+
+/**
+ * Share links at {SITE_URL}/l/{token}: a file link serves the file; a folder link an album of the
+ * folder's files (private ones included), each at /f/{filename}, and their zip at /download.
+ */
+export function shareLinkRoutes({ services, urls, config }: RouteDeps, headers: FileHeaderCache) {
+  const send = fileSender(services.hosted, urls, headers, config.serving);
+  const links = services.shareLinks;
+  const router = new Router<AppState>({ prefix: '/l/:token' });
+  const pathOf = (ctx: AppContext) => `/l/${encodeURIComponent(ctx.params.token!)}`;
+
+  /** The link if the visitor may see it; undefined once the password page has answered instead. */
+  async function opened(ctx: AppContext, password = ctx.get(PASSWORD_HEADER) || undefined): Promise<OpenShareLink | undefined> {
+    const link = await links.open(ctx.params.token!);
+    try {
+      await links.authorize(link, { password, cookie: ctx.cookies.get(PASS_COOKIE), ip: ctx.ip });
+      return link;
+    } catch (err) {
+      if (!isAppError(err) || !(err.status === 401 || err.status === 429) || !wantsPage(ctx)) throw err;
+      if (typeof err.extra.retryAfter === 'number') ctx.set('Retry-After', String(Math.ceil(err.extra.retryAfter)));
+      answerPage(ctx, err.status, { kind: 'password', action: pathOf(ctx), ...(err.code === 'password_required' ? {} : { error: err.message }) });
+      return undefined;
+    }
+  }
+
+  const countedBy = (link: OpenShareLink) => ({ beforeWholeBody: () => links.countView(link) });
+
+  router.get('/', async (ctx) => {
+    const link = await opened(ctx);
+    if (!link) return;
+    if (link.file) return send(ctx, link.file, countedBy(link));
+    const { page } = validate(albumQuerySchema, ctx.query);
+    if (ctx.method === 'GET') await links.countView(link);
+    answerPage(ctx, 200, { kind: 'album', album: await links.page(link, page) });
+  });
+
+  // The password form: the right one sets the link's cookie (an HMAC of its id) and goes back.
+  router.post('/', async (ctx) => {
+    const { password } = validate(passwordForm, ctx.request.body ?? {});
+    const link = await opened(ctx, password);
+    if (!link) return;
+    const path = pathOf(ctx);
+    ctx.cookies.set(PASS_COOKIE, links.passOf(link), { httpOnly: true, sameSite: 'lax', secure: ctx.secure, path, overwrite: true });
+    ctx.status = 303;
+    ctx.redirect(path);
+  });
+
+  router.get('/f/:filename', async (ctx) => {
+    const link = await opened(ctx);
+    if (!link) return;
+    await send(ctx, await links.fileOf(link, ctx.params.filename!), countedBy(link));
+  });
+
+  router.get('/download', async (ctx) => {
+    const link = await opened(ctx);
+    if (!link) return;
+    if (ctx.method === 'GET') await links.countView(link);
+    const zip = await links.zip(link);
+    ctx.set('Content-Disposition', contentDisposition(`${zip.name}.zip`));
+    ctx.set('Cache-Control', 'private, no-store');
+    ctx.type = 'application/zip';
+    ctx.body = zip.body;
+    // After the body: Koa drops the length when a stream is set.
+    if (zip.size !== undefined) ctx.length = zip.size;
+  });
+
+  return router;
+}
