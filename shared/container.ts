@@ -57,6 +57,8 @@ import { FileUrls } from './services/files/file-urls.js';
 import { FileService } from './services/files/file.service.js';
 import { HostedFileService } from './services/files/hosted-file.service.js';
 import { SiteSessionService } from './services/accounts/site-session.service.js';
+import { EmbedService } from './services/media/embed.service.js';
+import { ImageSizeReader } from './services/media/image-size-reader.js';
 import { ThumbnailService } from './services/media/thumbnails/thumbnail.service.js';
 import { UploadAuthService } from './services/uploads/upload-auth.service.js';
 import { UploadService } from './services/uploads/upload.service.js';
@@ -159,7 +161,8 @@ export async function createContainer(config: Config, options: ContainerOptions 
     config: { visionUrl: config.visionUrl, ...config.moderation },
   });
   const hosted = new HostedFileService(repositories.files, repositories.publicFiles, repositories.accounts, storage, fileCache, moderation);
-  const thumbnails = new ThumbnailService({ files: repositories.fileMaintenance, storage, hosted, moderation, jobs, logger, siteUrl: config.siteUrl });
+  const sizes = new ImageSizeReader(storage);
+  const thumbnails = new ThumbnailService({ files: repositories.fileMaintenance, storage, hosted, moderation, jobs, logger, sizes, siteUrl: config.siteUrl });
   const records = new FileRecords({ urls, moderation, thumbnails });
   const uploads = new UploadService({
     rates: rateLimits,
@@ -195,6 +198,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     folders,
     folderKeys,
     albums,
+    embeds: new EmbedService({ hosted, albums, thumbnails, sizes, siteUrl: config.siteUrl }),
     uploadAuth,
     uploads,
     cachePurges,

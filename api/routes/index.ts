@@ -13,6 +13,7 @@ import { dropLinksRoutes } from './drop-links.routes.js';
 import { filesRoutes } from './files.routes.js';
 import { foldersRoutes } from './folders.routes.js';
 import { notificationsRoutes } from './notifications.routes.js';
+import { oembedRoutes } from './oembed.routes.js';
 import { pingRoutes } from './ping.routes.js';
 import type { RouteDeps } from './route-deps.js';
 import { shareLinksRoutes } from './share-links.routes.js';
@@ -22,7 +23,7 @@ import { uploaderConfigRoutes } from './uploader-config.routes.js';
 /** Every REST route module, mounted under /api in one place. */
 export function apiRouter(container: RouteDeps, hub: NotificationHub) {
   const api = new Router<AppState>({ prefix: '/api' });
-  for (const module of [pingRoutes(), authRoutes(container), uploadRoutes(container), deleteRoutes(container), albumRoutes(container), openApiRoutes(container.config.baseUrl)]) {
+  for (const module of [pingRoutes(), authRoutes(container), uploadRoutes(container), deleteRoutes(container), albumRoutes(container), oembedRoutes(container), openApiRoutes(container.config.baseUrl)]) {
     api.use(module.routes());
   }
   // Everything under /api/user is the account's own, behind its primary key or session (checked once).

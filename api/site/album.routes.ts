@@ -11,7 +11,7 @@ import { staticAsset } from './static-asset.js';
 const ALBUM_CSP = "default-src 'none'; img-src 'self' http: https:; style-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
 /** Shared albums on the website: the page (`?page=`) and the zip of every listed file. */
-export function albumPagesRoutes({ services }: RouteDeps) {
+export function albumPagesRoutes({ services, config }: RouteDeps) {
   const router = new Router<AppState>();
 
   router.get('/album/:shareId', async (ctx) => {
@@ -22,7 +22,7 @@ export function albumPagesRoutes({ services }: RouteDeps) {
     // Unsharing must end the album at once, so no copy may be kept.
     ctx.set('Cache-Control', 'no-store');
     ctx.type = 'text/html; charset=utf-8';
-    ctx.body = albumDocument(album);
+    ctx.body = albumDocument(album, await services.embeds.coverOf(album), config.baseUrl);
   });
 
   router.get('/album/:shareId/download', async (ctx) => {

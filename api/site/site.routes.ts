@@ -3,7 +3,7 @@ import { AppError } from '../../shared/errors.js';
 import type { RouteDeps } from '../routes/route-deps.js';
 import type { AppContext, AppState } from '../state.js';
 import { type FileHeaderCache, fileSender } from './file-response.js';
-import { hostedRouteOf } from './hosted-paths.js';
+import { hostedRouteOf, servedAs, siteHostOf } from './hosted-paths.js';
 
 const ACME_CHALLENGE = /^\/\.well-known\/acme-challenge\/([^/]+)$/;
 
@@ -30,17 +30,14 @@ function redirectToHttps(ctx: AppContext, httpsPort: number | undefined) {
 export function hostedFiles({ services, urls, config }: RouteDeps, headers: FileHeaderCache): Middleware<AppState> {
   const send = fileSender(services.hosted, urls, headers, config.serving);
   return async (ctx, next) => {
-    let role = urls.hostRole(ctx.hostname);
-    if (role.kind === 'unknown') {
-      const owner = await services.domainDirectory.ownerOf(ctx.hostname);
-      if (owner) {
-        const challenge = ACME_CHALLENGE.exec(ctx.path);
-        if (challenge) return answerChallenge(ctx, await services.customDomains.challengeAnswer(challenge[1]!));
-        // A custom domain is served over HTTPS only; plain HTTP is for the CA's challenges.
-        if (!ctx.secure) return redirectToHttps(ctx, config.httpsPort);
-        role = { kind: 'subdomain', username: owner };
-      }
+    const host = await siteHostOf(urls, services.domainDirectory, ctx.hostname);
+    if (host.kind === 'custom') {
+      const challenge = ACME_CHALLENGE.exec(ctx.path);
+      if (challenge) return answerChallenge(ctx, await services.customDomains.challengeAnswer(challenge[1]!));
+      // A custom domain is served over HTTPS only; plain HTTP is for the CA's challenges.
+      if (!ctx.secure) return redirectToHttps(ctx, config.httpsPort);
     }
+    const role = servedAs(host);
     const hosted = hostedRouteOf(role, ctx.path);
     const readable = ctx.method === 'GET' || ctx.method === 'HEAD';
     if (role.kind === 'service' && (!hosted || !readable)) return next();

@@ -1,4 +1,6 @@
 import type { AlbumFile, AlbumPage } from '../../../shared/services/folders/album.service.js';
+import type { ThumbnailImage } from '../../../shared/services/media/thumbnails/thumbnail.service.js';
+import { embedTags } from './embed-tags.js';
 import { html, type SafeHtml } from './html.js';
 
 // Served at /assets/album.css: the pages' CSP allows no inline style.
@@ -33,30 +35,20 @@ ${album.page < album.totalPages ? html`<a rel="next" href="${to(album.page + 1)}
 </nav>`;
 }
 
-/** A whole album page: the files as a grid, and the OpenGraph / Twitter tags a pasted link previews with. */
-export function albumDocument(album: AlbumPage): string {
+/**
+ * A whole album page: the files as a grid, and the link-preview tags (`cover`: the preview rendition
+ * of its newest image; `baseUrl`: where the oEmbed endpoint is).
+ */
+export function albumDocument(album: AlbumPage, cover: ThumbnailImage | null, baseUrl: string): string {
   const count = `${album.totalFiles} ${album.totalFiles === 1 ? 'file' : 'files'}`;
   const description = `${count} shared by ${album.owner}`;
-  const preview = album.cover
-    ? html`<meta property="og:image" content="${album.cover.url}">
-<meta property="og:image:alt" content="${album.cover.filename}">
-<meta name="twitter:card" content="summary_large_image">
-<meta name="twitter:image" content="${album.cover.url}">`
-    : html`<meta name="twitter:card" content="summary">`;
   return `<!DOCTYPE html>${html`<html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${album.name} · Hosted Files</title>
 <meta name="description" content="${description}">
-<meta property="og:type" content="website">
-<meta property="og:site_name" content="Hosted Files">
-<meta property="og:title" content="${album.name}">
-<meta property="og:description" content="${description}">
-<meta property="og:url" content="${album.url}">
-<meta name="twitter:title" content="${album.name}">
-<meta name="twitter:description" content="${description}">
-${preview}
+${embedTags({ title: album.name, description, url: album.url, image: cover }, baseUrl)}
 <link rel="canonical" href="${album.url}">
 <link rel="stylesheet" href="/assets/site.css">
 <link rel="stylesheet" href="/assets/album.css">

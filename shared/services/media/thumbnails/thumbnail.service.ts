@@ -8,6 +8,7 @@ import type { FileMaintenanceRepository } from '../../../repositories/file-maint
 import type { ObjectBody, StorageDriver } from '../../../storage/index.js';
 import type { HostedFileService } from '../../files/hosted-file.service.js';
 import type { ModerationService } from '../../moderation/moderation.service.js';
+import type { ImageSizeReader } from '../image-size-reader.js';
 import { withTempFile } from '../video-frame.js';
 import { renditionKey, renditionKeysOf, renditionUrl, versionOf } from './thumbnail-keys.js';
 import { RENDITION_NAMES, type RenditionName, type Renditions, renderThumbnails } from './thumbnail-renderer.js';
@@ -61,6 +62,7 @@ export class ThumbnailService {
       moderation: ModerationService;
       jobs: JobQueues;
       logger: Logger;
+      sizes: ImageSizeReader;
       siteUrl: string;
     },
   ) {}
@@ -113,6 +115,13 @@ export class ThumbnailService {
   imageOf(file: FileRow): ThumbnailImage | null {
     if (!this.isShown(file) || !file.thumbnailWidth || !file.thumbnailHeight) return null;
     return { url: this.urlOf(file, 'small'), width: file.thumbnailWidth, height: file.thumbnailHeight };
+  }
+
+  /** The preview rendition as link previews (OpenGraph, oEmbed) show it, with its size read from its header. */
+  async previewOf(file: FileRow): Promise<ThumbnailImage | null> {
+    if (!this.isShown(file)) return null;
+    const size = await this.deps.sizes.of(renditionKey(file.objectKey, 'preview'));
+    return size && { url: this.urlOf(file, 'preview'), ...size };
   }
 
   /**

@@ -1,0 +1,63 @@
+import type { OEmbed } from '../../contracts/oembed.contract.js';
+import { AppError, isAppError } from '../../errors.js';
+import type { HostedFileService, HostedTarget } from '../files/hosted-file.service.js';
+import type { AlbumService } from '../folders/album.service.js';
+import type { ImageSizeReader } from './image-size-reader.js';
+import type { ThumbnailImage, ThumbnailService } from './thumbnails/thumbnail.service.js';
+
+export const PROVIDER_NAME = 'Hosted Files';
+
+/** What a pasted link names: a hosted file (at `url`, in any of its styles) or a shared album. */
+export type EmbedTarget = { kind: 'file'; file: HostedTarget; url: string } | { kind: 'album'; shareId: string };
+
+/**
+ * oEmbed answers for pasted links: a public image is a photo with its own size, an album (or any
+ * other public file) a link with its preview rendition as thumbnail. Whatever a visitor could not
+ * open without a signature or a password — private, expired, quarantined, unknown — is the same 404.
+ */
+export class EmbedService {
+  constructor(
+    private readonly deps: {
+      hosted: HostedFileService;
+      albums: AlbumService;
+      thumbnails: ThumbnailService;
+      sizes: ImageSizeReader;
+      siteUrl: string;
+    },
+  ) {}
+
+  async oembed(target: EmbedTarget): Promise<OEmbed> {
+    if (target.kind === 'album') {
+      const album = await this.deps.albums.page(target.shareId, 1);
+      return { ...this.common(album.name), type: 'link', ...thumbnailOf(await this.coverOf(album)) };
+    }
+    const file = await this.deps.hosted.find(target.file).catch((err: unknown) => {
+      // Quarantined (451 when served) is not said to exist either.
+      throw isAppError(err) && err.status === 451 ? AppError.notFound('File not found') : err;
+    });
+    // A private file's links are signed for minutes: an embed would break, and must not reveal the file.
+    if (file.isPrivate) throw AppError.notFound('File not found');
+    const size = file.mimeType.startsWith('image/') ? await this.deps.sizes.of(file.objectKey) : null;
+    if (size) return { ...this.common(file.filename), type: 'photo', url: target.url, ...size };
+    return { ...this.common(file.filename), type: 'link', ...thumbnailOf(await this.deps.thumbnails.previewOf(file)) };
+  }
+
+  /** The preview rendition of an album's cover (its newest image), for link previews; null until it is made. */
+  async coverOf(album: { owner: string; cover: { filename: string } | null }): Promise<ThumbnailImage | null> {
+    if (!album.cover) return null;
+    const file = await this.deps.hosted.find({ kind: 'owned', username: album.owner, filename: album.cover.filename }).catch((err: unknown) => {
+      if (isAppError(err) && err.status < 500) return null;
+      throw err;
+    });
+    // A private file's renditions are its owner's alone: no crawler could fetch them.
+    return file && !file.isPrivate ? this.deps.thumbnails.previewOf(file) : null;
+  }
+
+  private common(title: string) {
+    return { version: '1.0' as const, title, provider_name: PROVIDER_NAME, provider_url: `${this.deps.siteUrl}/` };
+  }
+}
+
+function thumbnailOf(image: ThumbnailImage | null) {
+  return image ? { thumbnail_url: image.url, thumbnail_width: image.width, thumbnail_height: image.height } : {};
+}

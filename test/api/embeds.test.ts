@@ -1,0 +1,160 @@
+import { expect } from 'chai';
+import { randomBytes } from 'node:crypto';
+import { eq } from 'drizzle-orm';
+import sharp from 'sharp';
+import { customDomains, files, type FileRow } from '../../shared/db/schema.js';
+import { createFolder } from '../helpers/folders.js';
+import { createTestEnv, type TestEnv } from '../helpers/test-env.js';
+import { upload } from '../helpers/uploads.js';
+
+type Account = { id: string; username: string; apiKey: string };
+
+describe('embeds', () => {
+  let env: TestEnv;
+  let site: string;
+  let base: string;
+  before(async () => {
+    env = await createTestEnv({ env: { RATE_LIMIT_UPLOADS_PER_MINUTE: '10000', PLAN_FREE_DAILY_LIMIT: '1000' } });
+    site = env.container.config.siteUrl;
+    base = env.container.config.baseUrl;
+  });
+  after(() => env.close());
+
+  /** A 300×200 JPEG whose EXIF turns it upright as 200×300. */
+  const portraitJpeg = (seed: number) =>
+    sharp({ create: { width: 300, height: 200, channels: 3, background: { r: seed % 256, g: 90, b: 40 } } })
+      .jpeg()
+      .withMetadata({ orientation: 6 })
+      .toBuffer();
+
+  async function uploaded(account: Account, bytes: Buffer, name: string): Promise<FileRow> {
+    const res = await upload(env, { key: account.apiKey, bytes, name, json: true });
+    expect(res.status, res.text).to.equal(200);
+    const [row] = await env.container.db.select().from(files).where(eq(files.filename, res.body.data.filename as string));
+    return row!;
+  }
+
+  /** The worker's thumbnail job, run here: both renditions stored and recorded. */
+  async function withThumbnails(row: FileRow) {
+    expect(await env.container.services.thumbnails.make(row.id, row.objectKey)).to.equal('made');
+  }
+
+  const oembed = (url: string, extra = '') => env.api.get(`/api/oembed?url=${encodeURIComponent(url)}${extra}`);
+
+  describe('GET /api/oembed', () => {
+    it('answers a photo with the image’s upright size for a public image in every URL style', async () => {
+      const alice = await env.createAccount({ plan: 'pro' });
+      const row = await uploaded(alice, await portraitJpeg(1), 'cat.jpg');
+      const domain = `img-${randomBytes(3).toString('hex')}.example.test`;
+      await env.container.db.insert(customDomains).values({ accountId: alice.id, domain, status: 'active', txtRecordName: `_hfs.${domain}`, txtRecordValue: 'x' });
+      const port = new URL(site).port;
+      const styles = [
+        `http://${alice.username}.localhost:${port}/${row.filename}`,
+        `${site}/u/${alice.username}/${row.filename}`,
+        `${site}/s/${row.shortCode}`,
+        `https://${domain}/${row.filename}`,
+      ];
+      for (const url of styles) {
+        const res = await oembed(url);
+        expect(res.status, `${url}: ${res.text}`).to.equal(200);
+        expect(res.body).to.deep.equal({ version: '1.0', type: 'photo', url, width: 200, height: 300, title: row.filename, provider_name: 'Hosted Files', provider_url: `${site}/` });
+      }
+      expect((await oembed(`${site}/u/${alice.username}/${row.filename}`)).headers.get('cache-control')).to.equal('no-store');
+    });
+
+    it('answers a photo for an anonymous upload at /f/{filename}, with the size of a PNG, a WebP and a GIF read from their heads', async () => {
+      const alice = await env.createAccount();
+      for (const [format, name] of [['png', 'a.png'], ['webp', 'a.webp'], ['gif', 'a.gif']] as const) {
+        // Noise, so that the image's header is far from its end.
+        const bytes = await sharp(randomBytes(640 * 480 * 3), { raw: { width: 640, height: 480, channels: 3 } })[format]().toBuffer();
+        const row = await uploaded(alice, bytes, name);
+        await env.container.db.update(files).set({ accountId: null, urlFormat: 'anonymous' }).where(eq(files.id, row.id));
+        const url = `${site}/f/${row.filename}`;
+        const res = await oembed(url);
+        expect(res.status, res.text).to.equal(200);
+        expect(res.body).to.include({ type: 'photo', url, width: 640, height: 480 });
+      }
+    });
+
+    it('answers a link with the preview rendition and its size for an album', async () => {
+      const alice = await env.createAccount();
+      const folderId = await createFolder(env, alice, `Trip & "friends"`);
+      const row = await uploaded(alice, await sharp({ create: { width: 2000, height: 1000, channels: 3, background: '#3a6' } }).png().toBuffer(), 'wide.png');
+      await env.api.patch(`/api/user/images/${row.filename}/move`, { key: alice.apiKey, json: { folderId } });
+      await withThumbnails(row);
+      const share = (await env.api.post(`/api/user/folders/${folderId}/share`, { key: alice.apiKey })).body.data as { url: string };
+      const res = await oembed(share.url);
+      expect(res.status, res.text).to.equal(200);
+      const { previewUrl } = env.container.services.thumbnails.urlsOf((await env.container.db.select().from(files).where(eq(files.id, row.id)))[0]!);
+      expect(res.body).to.deep.equal({
+        version: '1.0',
+        type: 'link',
+        title: 'Trip & "friends"',
+        provider_name: 'Hosted Files',
+        provider_url: `${site}/`,
+        thumbnail_url: previewUrl,
+        thumbnail_width: 1280,
+        thumbnail_height: 640,
+      });
+    });
+
+    it('answers 404 with the error body for private, expired, quarantined and unknown targets', async () => {
+      const alice = await env.createAccount();
+      const [privateFile, expired, quarantined] = [await uploaded(alice, await portraitJpeg(2), 'p.jpg'), await uploaded(alice, await portraitJpeg(3), 'e.jpg'), await uploaded(alice, await portraitJpeg(4), 'q.jpg')];
+      expect((await env.api.patch(`/api/user/images/${privateFile.filename}/privacy`, { key: alice.apiKey, json: { isPrivate: true } })).status).to.equal(200);
+      await env.container.db.update(files).set({ expiresAt: new Date(Date.now() - 60_000) }).where(eq(files.id, expired.id));
+      await env.container.db.update(files).set({ quarantined: true }).where(eq(files.id, quarantined.id));
+      const signed = (await env.api.get('/api/user/dashboard?limit=100', { key: alice.apiKey })).body.data.uploads.find((u: { filename: string }) => u.filename === privateFile.filename).url as string;
+      const urls = [
+        signed,
+        `${site}/u/${alice.username}/${privateFile.filename}`,
+        `${site}/u/${alice.username}/${expired.filename}`,
+        `${site}/s/${quarantined.shortCode}`,
+        `${site}/u/${alice.username}/nothing.png`,
+        `${site}/album/${randomBytes(16).toString('base64url')}`,
+        `${site}/dashboard`,
+        'https://elsewhere.example.org/cat.png',
+      ];
+      for (const url of urls) {
+        const res = await oembed(url);
+        expect(res.status, url).to.equal(404);
+        expect(res.body.success, url).to.equal(false);
+        expect(res.body.error, url).to.be.a('string');
+      }
+    });
+
+    it('answers 501 for format=xml and 400 for a missing or invalid url', async () => {
+      const alice = await env.createAccount();
+      const row = await uploaded(alice, await portraitJpeg(5), 'x.jpg');
+      const xml = await oembed(`${site}/s/${row.shortCode}`, '&format=xml');
+      expect(xml.status).to.equal(501);
+      expect(xml.body).to.deep.equal({ success: false, error: 'Only format=json is offered' });
+      for (const path of ['/api/oembed', '/api/oembed?url=not-a-url', `/api/oembed?url=${encodeURIComponent('ftp://x.example/a.png')}`]) {
+        const res = await env.api.get(path);
+        expect(res.status, path).to.equal(400);
+        expect(res.body.success).to.equal(false);
+      }
+    });
+  });
+
+  describe('GET /album/:shareId', () => {
+    it('carries OpenGraph and Twitter tags with the preview rendition and its size, and the oEmbed link', async () => {
+      const alice = await env.createAccount();
+      const folderId = await createFolder(env, alice, `<b>Tom & Jerry's</b>`);
+      const row = await uploaded(alice, await sharp({ create: { width: 900, height: 1800, channels: 3, background: '#a36' } }).png().toBuffer(), 'tall.png');
+      await env.api.patch(`/api/user/images/${row.filename}/move`, { key: alice.apiKey, json: { folderId } });
+      await withThumbnails(row);
+      const share = (await env.api.post(`/api/user/folders/${folderId}/share`, { key: alice.apiKey })).body.data as { url: string };
+      const page = (await env.api.get(new URL(share.url).pathname)).text;
+      const { previewUrl } = env.container.services.thumbnails.urlsOf((await env.container.db.select().from(files).where(eq(files.id, row.id)))[0]!);
+      expect(previewUrl).to.match(/^http:\/\/.+\/preview\.webp$/);
+      expect(page).to.include('<meta property="og:title" content="&lt;b&gt;Tom &amp; Jerry&#39;s&lt;/b&gt;">');
+      expect(page).to.include('<meta property="og:type" content="website">');
+      expect(page).to.include(`<meta property="og:image" content="${previewUrl}">`);
+      expect(page).to.include('<meta property="og:image:width" content="640">');
+      expect(page).to.include('<meta property="og:image:height" content="1280">');
+      expect(page).to.include('<meta name="twitter:card" content="summary_large_image">');
+      expect(page).to.include(`<link rel="alternate" type="application/json+oembed" href="${base}/api/oembed?url=${encodeURIComponent(share.url)}"`);
+    });
+  });
+});
