@@ -10,6 +10,7 @@ import { dropLinkSchema } from '../../shared/contracts/drop-link.contract.js';
 import { shareLinkSchema } from '../../shared/contracts/share-link.contract.js';
 import { folderKeySchema, folderSchema } from '../../shared/contracts/folder.contract.js';
 import { notificationListSchema } from '../../shared/contracts/notification.contract.js';
+import { oembedSchema } from '../../shared/contracts/oembed.contract.js';
 import { pollSchema } from '../../shared/contracts/poll.contract.js';
 import { uploadConfigSchema, uploadResultSchema } from '../../shared/contracts/upload.contract.js';
 import { urlFormatSettingsSchema } from '../../shared/contracts/url-format.contract.js';
@@ -24,6 +25,7 @@ import { waitSchema } from '../routes/drop-links.routes.js';
 import { batchMoveSchema, dashboardQuerySchema, moveSchema, privacySchema, renameSchema } from '../routes/files.schemas.js';
 import { defaultFolderSchema, newFolderSchema } from '../routes/folders.routes.js';
 import { markReadSchema, voteSchema } from '../routes/notifications.routes.js';
+import { oembedQuerySchema } from '../routes/oembed.routes.js';
 import { uploadFormSchema, urlUploadSchema } from '../routes/upload.routes.js';
 import * as r from './responses.schemas.js';
 
@@ -37,6 +39,7 @@ const ERRORS = {
   409: 'Conflict (a name taken, a generated name collided: retry)',
   413: 'Too large for the plan or the storage left',
   429: 'Rate limit reached: retry after `retryAfter` seconds',
+  501: 'Not implemented (oEmbed: a format other than json)',
   502: 'Storage or an upstream service failed; nothing was saved: retry',
   503: 'PostgreSQL or Redis is briefly unreachable; nothing was changed: retry after `retryAfter` seconds',
 } as const;
@@ -49,6 +52,7 @@ const NAMES: Record<ErrorStatus, string> = {
   409: 'Conflict',
   413: 'TooLarge',
   429: 'TooManyRequests',
+  501: 'NotImplemented',
   502: 'BadGateway',
   503: 'ServiceUnavailable',
 };
@@ -151,6 +155,13 @@ const paths: ZodOpenApiPathsObject = {
     get: op('Albums', 'A shared album, one page', answer('Album page', ok(albumPageSchema)), [400, 404], {
       ...noAuth,
       requestParams: { path: z.object({ shareId: z.string() }), query: albumQuerySchema },
+    }),
+  },
+
+  '/api/oembed': {
+    get: op('Albums', 'oEmbed 1.0 for a pasted link: a public image (any URL style) or an album', answer('oEmbed (no `success` field)', oembedSchema), [400, 404, 501], {
+      ...noAuth,
+      requestParams: { query: oembedQuerySchema },
     }),
   },
 
