@@ -22,6 +22,17 @@ async function childRunning(parent: number, script: string): Promise<{ pid: numb
   throw new Error(`no child of ${parent} runs ${script}`);
 }
 
+/**
+ * npm start's Redis runs in a process group of its own, so killing the start does not stop it:
+ * stopped here too should a test have failed before the start stopped it.
+ */
+async function shutDownRedis(url: string) {
+  const redis = new Redis(url, { lazyConnect: true, retryStrategy: () => null });
+  redis.on('error', () => undefined);
+  await redis.connect().then(() => redis.shutdown('NOSAVE'), () => undefined).catch(() => undefined);
+  redis.disconnect();
+}
+
 describe('npm start (all in one, embedded defaults)', function () {
   this.timeout(120_000);
   before(() => ensureBuilt());
@@ -93,6 +104,7 @@ describe('npm start (all in one, embedded defaults)', function () {
       expect(await fetch(`${visionUrl}/health`).then(() => 'up', () => 'down')).to.equal('down');
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
+      await shutDownRedis(env.REDIS_URL);
       await rm(dataDir, { recursive: true, force: true });
     }
   });
@@ -139,13 +151,7 @@ describe('npm start, run by npm from a terminal (files on S3)', function () {
   });
   after(async () => {
     if (npm?.exitCode === null) process.kill(-npm.pid!, 'SIGKILL');
-    // Its Redis runs in a process group of its own: stopped here too should a test have failed first.
-    if (env) {
-      const redis = new Redis(env.REDIS_URL!, { lazyConnect: true, retryStrategy: () => null });
-      redis.on('error', () => undefined);
-      await redis.connect().then(() => redis.shutdown('NOSAVE'), () => undefined).catch(() => undefined);
-      redis.disconnect();
-    }
+    if (env) await shutDownRedis(env.REDIS_URL!);
     await s3?.stop();
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
   });
