@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { formatBytes, formatDate, webUrl } from '../format.js';
 import { navigate, onLinkClick } from '../router.js';
 import type { FileRecord } from '../types.js';
+import { ShareLinksPanel } from '../share/share-links-panel.js';
 import { Status, useLoad } from '../ui.js';
 import { findFile } from './file-api.js';
 import { FileActions, type FileChange } from './file-actions.js';
@@ -100,6 +101,9 @@ export function FilePage({ filename }: { filename: string }) {
       <section class="card" aria-labelledby="file-actions-heading">
         <h2 id="file-actions-heading">Share and change</h2>
         <FileActions file={file} folders={folders} onChange={changed} />
+      </section>
+      <section class="card">
+        <ShareLinksPanel target={{ filename: file.filename }} name={`the file ${file.filename}`} />
       </section>
     </article>
   );

@@ -1,6 +1,7 @@
 import { api, ApiError } from '../api.js';
 import type { DashboardData, Folder, FolderKey } from '../types.js';
 import { Dialog, Status, useAction, useLoad } from '../ui.js';
+import { ShareLinksPanel } from '../share/share-links-panel.js';
 import { AlbumShare } from './album-share.js';
 import { FolderKeyPanel } from './folder-key-panel.js';
 
@@ -71,6 +72,7 @@ export function FolderSettings({ folder, onClose, onChanged }: { folder: Folder;
             <Status message={action.message} />
           </section>
           <AlbumShare folder={state.folder} onChanged={(next) => changed({ folder: next })} />
+          <ShareLinksPanel target={{ folderId: folder.id }} name={`the folder ${folder.name}`} />
           <FolderKeyPanel folder={state.folder} folderKey={state.key} onChanged={(key) => changed({ key })} />
         </div>
       )}
