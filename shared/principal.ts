@@ -12,10 +12,15 @@ export interface Principal {
   status: AccountRow['status'];
   /** the active custom domain its custom-style links use, if any */
   customDomain: string | null;
+  /** the account's setting every upload follows (read with the account, so an upload adds no query) */
+  stripMetadata: boolean;
 }
 
-export function principalOf(row: Pick<AccountRow, 'id' | 'username' | 'plan' | 'status' | 'customDomain'>): Principal {
-  return { id: row.id, username: row.username, plan: row.plan, status: row.status, customDomain: row.customDomain };
+type PrincipalColumns = 'id' | 'username' | 'plan' | 'status' | 'customDomain' | 'stripMetadata';
+
+export function principalOf(row: Pick<AccountRow, PrincipalColumns>): Principal {
+  const { id, username, plan, status, customDomain, stripMetadata } = row;
+  return { id, username, plan, status, customDomain, stripMetadata };
 }
 
 /** What an account has used of its limits: storage, and uploads on the day `usageDay`. */

@@ -13,6 +13,7 @@ import { notificationListSchema } from '../../shared/contracts/notification.cont
 import { oembedSchema } from '../../shared/contracts/oembed.contract.js';
 import { pollSchema } from '../../shared/contracts/poll.contract.js';
 import { uploadConfigSchema, uploadResultSchema } from '../../shared/contracts/upload.contract.js';
+import { settingsPatchSchema, settingsSchema } from '../../shared/contracts/settings.contract.js';
 import { urlFormatSettingsSchema } from '../../shared/contracts/url-format.contract.js';
 import { createDropLinkSchema } from '../../shared/services/folders/drop-link.service.js';
 import { createShareLinkSchema } from '../../shared/services/folders/share-link.service.js';
@@ -169,6 +170,10 @@ const paths: ZodOpenApiPathsObject = {
   '/api/user/subdomain': {
     get: op('URL formats', 'URL style of new uploads', answer('Settings', ok(urlFormatSettingsSchema)), [401, 403]),
     post: op('URL formats', 'Choose the URL style of new uploads', answer('Chosen', ok(r.urlFormatChangedSchema)), [400, 401, 403], body(urlFormatSchema)),
+  },
+  '/api/user/settings': {
+    get: op('Accounts', 'The account settings', answer('Settings', ok(settingsSchema)), [401, 403]),
+    patch: op('Accounts', 'Change any of the account settings', answer('Settings', ok(settingsSchema)), [400, 401, 403], body(settingsPatchSchema)),
   },
   '/api/user/connections': {
     get: op('Connections', 'Connected AI assistants', answer('Connections', ok(z.object({ connections: z.array(connectionSchema) }))), [401, 403]),

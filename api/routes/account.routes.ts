@@ -1,5 +1,6 @@
 import { Router } from '@koa/router';
 import { z } from 'zod';
+import { settingsPatchSchema } from '../../shared/contracts/settings.contract.js';
 import { URL_FORMATS } from '../../shared/contracts/values.js';
 import { validate } from '../../shared/validation.js';
 import { type AppState, principalOf } from '../state.js';
@@ -20,6 +21,13 @@ export function accountRoutes({ services }: RouteDeps) {
   router.post('/subdomain', async (ctx) => {
     const { format } = validate(urlFormatSchema, ctx.request.body);
     ctx.body = { success: true, data: await services.urlFormats.set(principalOf(ctx), format) };
+  });
+  router.get('/settings', async (ctx) => {
+    ctx.body = { success: true, data: await services.accounts.settings(principalOf(ctx)) };
+  });
+  router.patch('/settings', async (ctx) => {
+    const changes = validate(settingsPatchSchema, ctx.request.body);
+    ctx.body = { success: true, data: await services.accounts.updateSettings(principalOf(ctx), changes) };
   });
   return router;
 }

@@ -37,7 +37,7 @@ export function filesRoutes({ services }: RouteDeps) {
     // Fail before reading the body when there is nothing to replace.
     await services.files.assertReplaceable(account, ctx.params.filename!);
     await services.uploads.admit(services.uploadAuth.uploaderFor(account, null), { via: 'replace' });
-    const { file } = await receiveSingleFile(ctx, services.uploads, services.uploads.maxBytesFor(account));
+    const { file } = await receiveSingleFile(ctx, services.uploads, services.uploads.receiveOptionsFor(account));
     const data = await services.files.replace(account, ctx.params.filename!, file.received, file.originalname);
     ctx.body = { success: true, message: 'File replaced', data };
   });

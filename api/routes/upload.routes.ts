@@ -61,7 +61,7 @@ export function uploadRoutes(container: RouteDeps) {
 
   router.post('/', uploadAuth(container), async (ctx) => {
     const uploader = uploaderOf(ctx);
-    const { file, fields } = await receiveSingleFile(ctx, services.uploads, services.uploads.maxBytesFor(uploader.account));
+    const { file, fields } = await receiveSingleFile(ctx, services.uploads, services.uploads.receiveOptionsFor(uploader.account));
     const { expiry } = await formFields(services.uploads, file.received, fields);
     const source = ctx.get('x-api-key') ? 'api' : 'web';
     respond(ctx, await services.uploads.commit(uploader, file.received, { originalName: file.originalname, expiry, source }));

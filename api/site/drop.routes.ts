@@ -53,7 +53,7 @@ export function dropRoutes({ services }: RouteDeps) {
     answering(ctx, async () => {
       const drop = await drops.open(ctx.params.token!);
       await services.uploads.admit(drop.uploader, { via: 'drop', ip: ctx.ip });
-      const { file } = await receiveSingleFile(ctx, services.uploads, drop.maxBytes);
+      const { file } = await receiveSingleFile(ctx, services.uploads, { ...services.uploads.receiveOptionsFor(drop.uploader.account), maxBytes: drop.maxBytes });
       const result = await drops.complete(drop, file.received, file.originalname);
       const sent = { originalName: result.originalFilename, size: result.sizeBytes, username: drop.username };
       if (ctx.accepts(['html', 'json']) === 'json') ctx.body = { success: true, data: sent };

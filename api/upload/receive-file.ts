@@ -1,6 +1,6 @@
 import multer from '@koa/multer';
 import { AppError } from '../../shared/errors.js';
-import type { UploadService } from '../../shared/services/uploads/upload.service.js';
+import type { ReceiveOptions, UploadService } from '../../shared/services/uploads/upload.service.js';
 import { isStorableValue, unstorableText } from '../../shared/text-hygiene.js';
 import type { AppContext } from '../state.js';
 import { parseMultipart } from './parse-multipart.js';
@@ -14,9 +14,9 @@ const STREAM_BUFFERS = { highWaterMark: 1024 * 1024, fileHwm: 1024 * 1024 };
  * Parses a multipart body holding exactly one file (field `file` or `image`), streaming the file into
  * storage as it arrives. Returns the stored body and the form's text fields.
  */
-export async function receiveSingleFile(ctx: AppContext, uploads: UploadService, maxBytes: number) {
+export async function receiveSingleFile(ctx: AppContext, uploads: UploadService, receiving: Pick<ReceiveOptions, 'maxBytes' | 'stripMetadata'>) {
   if (!ctx.is('multipart')) throw AppError.badRequest('The body must be multipart/form-data');
-  const storage = new StreamStorage(uploads, maxBytes);
+  const storage = new StreamStorage(uploads, receiving);
   // Browsers send UTF-8 file names without saying so; busboy would read them as latin1.
   const options = { storage, limits: MULTIPART_LIMITS, defParamCharset: 'utf8', ...STREAM_BUFFERS } as multer.Options;
   await parseMultipart(ctx, multer(options).any(), () => AppError.storageUnavailable());

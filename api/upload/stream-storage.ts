@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import type koaMulter from '@koa/multer';
 import multer from 'multer';
 import { AppError, isAppError } from '../../shared/errors.js';
-import type { ReceivedBody, UploadService } from '../../shared/services/uploads/upload.service.js';
+import type { ReceivedBody, ReceiveOptions, UploadService } from '../../shared/services/uploads/upload.service.js';
 import { isMalformedBody } from './body-errors.js';
 
 export const FILE_FIELDS = ['file', 'image'];
@@ -21,7 +21,7 @@ const cutShort = () => AppError.badRequest('The upload was cut short or malforme
 export class StreamStorage implements koaMulter.StorageEngine {
   constructor(
     private readonly uploads: UploadService,
-    private readonly maxBytes: number,
+    private readonly options: Pick<ReceiveOptions, 'maxBytes' | 'stripMetadata'>,
   ) {}
 
   _handleFile(_req: IncomingMessage, file: koaMulter.File, callback: (error?: unknown, info?: koaMulter.File) => void) {
@@ -31,7 +31,7 @@ export class StreamStorage implements koaMulter.StorageEngine {
       callback(new multer.MulterError('LIMIT_UNEXPECTED_FILE', fieldname));
       return;
     }
-    this.uploads.receive(stream, { maxBytes: this.maxBytes }).then(
+    this.uploads.receive(stream, this.options).then(
       (received) => callback(null, { received, size: received.size } as Partial<ReceivedFile> as koaMulter.File),
       // The part itself failed (cut short, malformed): the sender's mistake, not storage's.
       (err: unknown) => callback(isAppError(err) && isMalformedBody(err.cause) ? cutShort() : err),

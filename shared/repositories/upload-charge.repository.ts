@@ -67,8 +67,8 @@ export class UploadChargeRepository {
    * storage stay within their limits (a row-locked conditional UPDATE), and the file is inserted
    * only if that happened, in one statement. No number of concurrent uploads can pass a limit, and
    * a failure anywhere (a taken name too) leaves nothing charged. A charged file takes its URL
-   * style, and when it names no folder the default upload folder, from the account row it was
-   * charged to, as they are at that moment.
+   * style, its privacy (private by default) and, when it names no folder, the default upload folder
+   * from the account row it was charged to, as they are at that moment.
    */
   async insertCharged(file: ChargedFile, charge?: UploadCharge): Promise<ChargeOutcome> {
     if (!file.accountId || !charge) {
@@ -156,13 +156,13 @@ export class UploadChargeRepository {
         where id = ${accountId}::uuid
           and storage_used + total.bytes <= ${storageLimit}::bigint
           and case when usage_day = ${day}::date then usage_day_count else 0 end + total.uploads <= ${dailyLimit}::int
-        returning accounts.id, accounts.url_format, accounts.default_upload_folder_id
+        returning accounts.id, accounts.url_format, accounts.default_upload_folder_id, accounts.private_by_default
       )
       insert into files (account_id, folder_id, filename, original_name, object_key, short_code, size, mime_type,
-                         source, url_format, expires_at, expiry, deletion_token_hash)
+                         source, url_format, expires_at, expiry, deletion_token_hash, is_private)
       select charged.id, coalesce(batch.folder_id, charged.default_upload_folder_id), batch.filename, batch.original_name,
              batch.object_key, batch.short_code, batch.size, batch.mime_type, batch.source, charged.url_format,
-             batch.expires_at, batch.expiry, batch.deletion_token_hash
+             batch.expires_at, batch.expiry, batch.deletion_token_hash, charged.private_by_default
       from charged, batch
       returning *`);
     // Both drivers (node-postgres, PGlite) answer raw rows under `rows`.

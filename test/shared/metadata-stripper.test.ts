@@ -1,55 +1,16 @@
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable, type Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { promisify } from 'node:util';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import sharp, { type Sharp } from 'sharp';
 import { metadataStripperFor } from '../../shared/services/media/metadata/metadata-stripper.js';
 import { WebpMetadataStripper } from '../../shared/services/media/metadata/webp-metadata.js';
+import { CAMERA, exiftool, fixture, fixtureDir, GPS, metadataTags, picture, tagsOf, XMP } from '../helpers/metadata-fixtures.js';
 
-// exiftool (Debian libimage-exiftool-perl) writes the metadata into the fixtures and reads the results back.
-const run = promisify(execFile);
-type Tags = Record<string, unknown>;
-
-let dir: string;
-let serial = 0;
-
-async function exiftool(file: string, ...args: string[]) {
-  await run('exiftool', ['-q', '-q', '-overwrite_original', ...args, file]);
-}
-
-/** Every tag exiftool finds, as `Group:Name` (-G1), duplicates too (-a), numeric values (-n). */
-async function tagsOf(bytes: Buffer): Promise<Tags> {
-  const file = join(dir, `read-${serial++}`);
-  await writeFile(file, bytes);
-  const { stdout } = await run('exiftool', ['-j', '-a', '-G1', '-n', file]);
-  return (JSON.parse(stdout) as Tags[])[0]!;
-}
-
-/** Tags that are neither exiftool's own nor the file's description (name, size, dates of the temporary file). */
-function metadataTags(tags: Tags): string[] {
-  return Object.keys(tags).filter((key) => !/^(SourceFile|ExifTool:ExifToolVersion|System:|File:(?!Comment)|ICC)/.test(key));
-}
-
-/** A fixture: sharp encodes it, exiftool then writes `tags` into it. */
-async function fixture(name: string, image: Sharp, ...tags: string[]): Promise<Buffer> {
-  const file = join(dir, name);
-  await image.toFile(file);
-  if (tags.length > 0) await exiftool(file, ...tags);
-  return readFile(file);
-}
-
-/** A deterministic pattern of pixels, so decoded images can be compared. */
-function picture(width = 64, height = 48, channels: 3 | 4 = 3) {
-  const raw = Buffer.alloc(width * height * channels);
-  for (let i = 0; i < raw.length; i++) raw[i] = (i * 37 + (i >> 6) * 11) & 0xff;
-  return sharp(raw, { raw: { width, height, channels } });
-}
+const dir = fixtureDir;
 
 /** Small pseudo-random numbers from a seed (mulberry32), so a failing chunking can be replayed. */
 function random(seed: number) {
@@ -152,18 +113,7 @@ function riffChunks(bytes: Buffer) {
   return chunks;
 }
 
-const GPS = ['-GPSLatitude=48.8582', '-GPSLatitudeRef=N', '-GPSLongitude=2.2945', '-GPSLongitudeRef=E'];
-const CAMERA = ['-Make=Canon', '-Model=EOS 5D', '-SerialNumber=SN123456'];
-const XMP = ['-XMP-dc:Title=Secret title', '-XMP-dc:Creator=Alice Example'];
-
 describe('metadataStripperFor', () => {
-  before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'metadata-stripper-'));
-  });
-  after(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
-
   it('has a stripper for JPEG, PNG, APNG, WebP and GIF, and none for other types', () => {
     for (const mime of ['image/jpeg', 'image/png', 'image/apng', 'image/webp', 'image/gif']) {
       expect(metadataStripperFor(mime), mime).to.not.equal(undefined);

@@ -5,6 +5,7 @@ import type { AccountRow } from '../../db/schema.js';
 import { AppError } from '../../errors.js';
 import type { PlanName, Plans } from '../../plans.js';
 import { type AccountUsage, type Principal, principalOf, usageSnapshotOf } from '../../principal.js';
+import type { Settings, SettingsPatch } from '../../contracts/settings.contract.js';
 import type { AccountRepository } from '../../repositories/account.repository.js';
 import { secondsUntilNextUtcMonth, utcDay, utcMonth } from '../../time.js';
 import { hashPassword } from './password.js';
@@ -33,6 +34,10 @@ const newAccountSchema = z.object({
 /** Uploads charged today (UTC); the count resets when the day on the row is not today. */
 export function todayCountOf(account: Pick<AccountRow, 'usageDay' | 'usageDayCount'>): number {
   return account.usageDay === utcDay() ? account.usageDayCount : 0;
+}
+
+function settingsOf(account: AccountRow): Settings {
+  return { stripMetadata: account.stripMetadata, privateByDefault: account.privateByDefault };
 }
 
 /** A primary key: the prefix tells keys apart at a glance (folder keys start with fk_). */
@@ -161,6 +166,17 @@ export class AccountService {
       customDomain: customDomain?.domain ?? null,
       customDomainStatus: customDomain?.status ?? 'none',
     };
+  }
+
+  async settings(principal: Principal): Promise<Settings> {
+    return settingsOf(await this.row(principal.id));
+  }
+
+  /** Sets any subset of the settings (already checked by settingsPatchSchema) and answers them all. */
+  async updateSettings(principal: Principal, changes: SettingsPatch): Promise<Settings> {
+    const account = Object.keys(changes).length > 0 ? await this.accounts.update(principal.id, changes) : await this.row(principal.id);
+    if (!account) throw AppError.notFound('Account not found');
+    return settingsOf(account);
   }
 
   /** What an assistant may know of the account: no key, no email, nothing to sign in with. */

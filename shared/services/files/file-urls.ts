@@ -42,10 +42,11 @@ export class FileUrls {
     return this.site.host;
   }
 
-  forFile(file: LinkedFile, owner: UrlOwner | null, now = Date.now()): string {
+  /** A private file's link is signed for `ttlSeconds` (PRIVATE_LINK_TTL_SECONDS unless told). */
+  forFile(file: LinkedFile, owner: UrlOwner | null, ttlSeconds = this.privateLinkTtlSeconds): string {
     const url = this.publicUrl(file, owner);
     if (!file.isPrivate) return url;
-    const expires = Math.floor(now / 1000) + this.privateLinkTtlSeconds;
+    const expires = Math.floor(Date.now() / 1000) + ttlSeconds;
     return `${url}?expires=${expires}&signature=${this.box.sign(`file:${file.id}:${expires}`)}`;
   }
 

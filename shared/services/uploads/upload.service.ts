@@ -18,6 +18,7 @@ import { expiresAtFor } from './expiry.js';
 import { chooseExtension, cleanOriginalName, generateFilename, generateShortCode } from './file-naming.js';
 import type { FileUrls } from '../files/file-urls.js';
 import { type Sniffed, sniffBody, type SniffOptions } from '../media/media-sniffer.js';
+import { MetadataRemover } from '../media/metadata/metadata-remover.js';
 import type { ModerationService } from '../moderation/moderation.service.js';
 import type { ThumbnailService } from '../media/thumbnails/thumbnail.service.js';
 
@@ -36,6 +37,16 @@ export interface ReceivedBody {
   size: number;
   sniffed: Sniffed;
 }
+
+/** How a body is received: its size bound, and whether its metadata is removed on the way in. */
+export interface ReceiveOptions extends SniffOptions {
+  maxBytes: number;
+  stripMetadata: boolean;
+  signal?: AbortSignal | undefined;
+}
+
+// The upload answer's link to a private file: usable at once, and not forever (docs/decisions.md).
+const UPLOAD_LINK_TTL_SECONDS = 7 * 24 * 3600;
 
 export interface CommitOptions {
   originalName: string | undefined;
@@ -81,13 +92,20 @@ function chargeRefused(reason: ChargeRefusal): AppError {
 
 export class UploadService {
   private readonly nameFor: (extension: string) => string;
+  private readonly metadata: MetadataRemover;
 
   constructor(private readonly deps: UploadServiceDeps) {
     this.nameFor = deps.generateFilename ?? generateFilename;
+    this.metadata = new MetadataRemover(deps.logger);
   }
 
   maxBytesFor(account: Principal | null): number {
     return account ? this.deps.plans.of(account.plan).maxFileSize : this.deps.plans.anonymousMaxFileSize;
+  }
+
+  /** How every way in receives for this account: its plan's size bound, and its metadata setting (anonymous: strip). */
+  receiveOptionsFor(account: Principal | null): Pick<ReceiveOptions, 'maxBytes' | 'stripMetadata'> {
+    return { maxBytes: this.maxBytesFor(account), stripMetadata: account?.stripMetadata ?? true };
   }
 
   /**
@@ -118,17 +136,19 @@ export class UploadService {
   }
 
   /**
-   * Streams a body into storage under a fresh key, checking its type from the first bytes and its
-   * size as it flows. On any failure nothing is left in storage.
+   * Streams a body into storage under a fresh key, checking its type from the first bytes, removing
+   * its metadata when asked (right after the sniff, so every way in stores the same bytes) and
+   * checking its size as it flows. The size is the stored one. On any failure nothing is left in storage.
    */
-  async receive(body: Readable, options: SniffOptions & { maxBytes: number; signal?: AbortSignal }): Promise<ReceivedBody> {
+  async receive(body: Readable, options: ReceiveOptions): Promise<ReceivedBody> {
     const objectKey = newObjectKey();
     try {
       const { sniffed, body: checked } = await sniffBody(body, options);
-      const { size } = await this.deps.storage.put(objectKey, checked, {
-        maxBytes: options.maxBytes,
-        ...(options.signal ? { signal: options.signal } : {}),
-      });
+      const signal = options.signal ? { signal: options.signal } : {};
+      const store = (stored: Readable) => this.deps.storage.put(objectKey, stored, { maxBytes: options.maxBytes, ...signal });
+      const { size } = options.stripMetadata
+        ? await this.metadata.remove(sniffed.mime, checked, { maxBytes: options.maxBytes, ...signal }, store)
+        : await store(checked);
       return { objectKey, size, sniffed };
     } catch (err) {
       // Whatever is left of the body is read and dropped, so the request can still be answered.
@@ -185,7 +205,7 @@ export class UploadService {
 
   /** receive + commit, for bodies that arrive with their metadata (URL fetches, MCP). */
   async upload(uploader: Uploader, body: Readable, options: CommitOptions & SniffOptions & { signal?: AbortSignal }) {
-    const received = await this.receive(body, { ...options, maxBytes: this.maxBytesFor(uploader.account) });
+    const received = await this.receive(body, { ...options, ...this.receiveOptionsFor(uploader.account) });
     return this.commit(uploader, received, options);
   }
 
@@ -211,7 +231,7 @@ export class UploadService {
 
   private resultOf(file: FileRow, account: Principal | null, deletionToken: string): UploadResult {
     return {
-      url: this.deps.urls.forFile(file, account),
+      url: this.deps.urls.forFile(file, account, UPLOAD_LINK_TTL_SECONDS),
       filename: file.filename,
       originalFilename: file.originalName,
       mimeType: file.mimeType,

@@ -69,7 +69,8 @@ export class UrlUploadService {
     if (payload.accountId && !row) throw AppError.forbidden('Invalid API key');
     const account = row ? principalOf(row) : null;
     const uploader = account ? this.deps.uploadAuth.uploaderFor(account, payload.folderId) : { account: null, folderId: null };
-    const maxBytes = this.deps.uploads.maxBytesFor(account);
+    const receiving = this.deps.uploads.receiveOptionsFor(account);
+    const { maxBytes } = receiving;
 
     const response = await safeFetch(payload.imageUrl, {
       timeoutMs: Math.min(this.deps.config.urlFetch.timeoutMs, timeLeft()),
@@ -85,7 +86,7 @@ export class UrlUploadService {
       response.body.destroy();
       throw AppError.tooLarge(`The image is larger than the limit of ${maxBytes} bytes`);
     }
-    const received = await this.deps.uploads.receive(response.body, { maxBytes, requireImage: true, ...(signal ? { signal } : {}) });
+    const received = await this.deps.uploads.receive(response.body, { ...receiving, requireImage: true, ...(signal ? { signal } : {}) });
     if (timeLeft() <= 0) {
       await this.deps.uploads.discard(received.objectKey);
       throw AppError.storageUnavailable(TOO_LATE);

@@ -11,6 +11,7 @@ export type { Folder, FolderKey } from '../../../../shared/contracts/folder.cont
 export type { Notification as AppNotification } from '../../../../shared/contracts/notification.contract.js';
 export type { Poll, PollResults } from '../../../../shared/contracts/poll.contract.js';
 export type { ShareLink } from '../../../../shared/contracts/share-link.contract.js';
+export type { Settings } from '../../../../shared/contracts/settings.contract.js';
 export type { UploadConfig, UploadResult } from '../../../../shared/contracts/upload.contract.js';
 export type { UrlFormatSettings } from '../../../../shared/contracts/url-format.contract.js';
 export type { DropLinkStatus, ModerationState } from '../../../../shared/contracts/values.js';
