@@ -232,8 +232,10 @@ describe('the dashboard: files and uploads in a real browser', function () {
       await page.locator('#file-search').pressSequentially('day', { delay: 30 });
       await waitForTiles(page, 2);
       expect((await tileNames(page)).sort()).to.deep.equal([beach, snow].sort());
-      // One request once typing paused, not one per key.
-      expect(searches).to.deep.equal(['holiday']);
+      // Not one request per key (four changes of the field): what is sent once typing pauses. A busy
+      // machine may pause between the fill and the keys, and so send "holi" too.
+      expect(searches.at(-1)).to.equal('holiday');
+      expect(searches.length).to.be.below(3);
       expect(new URL(page.url()).searchParams.get('q')).to.equal('holiday');
       await page.fill('#file-search', 'nothing-like-this');
       await page.waitForSelector('.empty');
