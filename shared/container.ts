@@ -186,6 +186,16 @@ export async function createContainer(config: Config, options: ContainerOptions 
     logger,
     siteUrl: config.siteUrl,
   });
+  const shareLinks = new ShareLinkService({
+    links: repositories.shareLinks,
+    files: repositories.files,
+    folders: repositories.folders,
+    albums,
+    hosted,
+    box,
+    wrongPasswords: rateLimits.sharePasswordFailures,
+    siteUrl: config.siteUrl,
+  });
   const authorizationStore = new AuthorizationStore(repositories.oauthModels, repositories.accounts, box);
   const services = {
     accounts,
@@ -198,7 +208,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     folders,
     folderKeys,
     albums,
-    embeds: new EmbedService({ hosted, albums, thumbnails, sizes, siteUrl: config.siteUrl }),
+    embeds: new EmbedService({ hosted, albums, shareLinks, thumbnails, sizes, siteUrl: config.siteUrl }),
     uploadAuth,
     uploads,
     cachePurges,
@@ -236,16 +246,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     orphanSweep: new OrphanSweepService({ files: repositories.fileMaintenance, storage, resumable: tusStore, logger }),
     tusResults: new TusResultService(repositories.tusResults, box),
     readiness: new ReadinessService({ database: repositories.health, redis, storage, moderation: { enabled: config.moderation.enabled, visionUrl: config.visionUrl } }),
-    shareLinks: new ShareLinkService({
-      links: repositories.shareLinks,
-      files: repositories.files,
-      folders: repositories.folders,
-      albums,
-      hosted,
-      box,
-      wrongPasswords: rateLimits.sharePasswordFailures,
-      siteUrl: config.siteUrl,
-    }),
+    shareLinks,
     dropLinks: new DropLinkService({
       links: repositories.dropLinks,
       accounts: repositories.accounts,

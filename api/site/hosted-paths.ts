@@ -13,6 +13,7 @@ export interface HostedRoute {
 export type SiteHost = HostRole | { kind: 'custom'; username: string };
 
 const ALBUM_PATH = /^\/album\/([A-Za-z0-9_-]+)\/?$/;
+const SHARE_LINK_PATH = /^\/l\/([A-Za-z0-9_-]+)\/?$/;
 const SERVICE_PATHS = /^\/(?:u\/([^/]+)\/([^/]+)|f\/([^/]+)|s\/([^/]+))$/;
 
 /**
@@ -54,8 +55,11 @@ export async function embedTargetOf(urls: FileUrls, domains: DomainDirectory, ur
   const role = servedAs(await siteHostOf(urls, domains, url.hostname));
   const hosted = hostedRouteOf(role, url.pathname);
   if (hosted) return { kind: 'file', file: hosted.target, url: `${url.origin}${url.pathname}` };
-  const album = role.kind === 'service' ? ALBUM_PATH.exec(url.pathname) : null;
-  return album ? { kind: 'album', shareId: album[1]! } : undefined;
+  if (role.kind !== 'service') return undefined;
+  const album = ALBUM_PATH.exec(url.pathname);
+  if (album) return { kind: 'album', shareId: album[1]! };
+  const share = SHARE_LINK_PATH.exec(url.pathname);
+  return share ? { kind: 'share', token: share[1]! } : undefined;
 }
 
 /** A path segment decoded; '' when it is not valid percent-encoding (nothing is named so). */

@@ -56,7 +56,10 @@ export function shareLinkRoutes({ services, urls, config }: RouteDeps, headers: 
     if (link.file) return send(ctx, link.file, countedBy(link));
     const { page } = validate(albumQuerySchema, ctx.query);
     if (ctx.method === 'GET') await links.countView(link);
-    answerPage(ctx, 200, { kind: 'album', album: await links.page(link, page) });
+    const album = await links.page(link, page);
+    // A password link's name and images are for those who gave it: no link preview, even once opened.
+    const preview = link.hasPassword ? undefined : { image: await services.embeds.coverOf(album), baseUrl: config.baseUrl };
+    answerPage(ctx, 200, { kind: 'album', album, preview });
   });
 
   // The password form: the right one sets the link's cookie (an HMAC of its id) and goes back.

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import sharp from 'sharp';
 import { customDomains, files, type FileRow } from '../../shared/db/schema.js';
 import { createFolder } from '../helpers/folders.js';
@@ -37,6 +37,16 @@ describe('embeds', () => {
   /** The worker's thumbnail job, run here: both renditions stored and recorded. */
   async function withThumbnails(row: FileRow) {
     expect(await env.container.services.thumbnails.make(row.id, row.objectKey)).to.equal('made');
+  }
+
+  /** A page's link-preview tags: its preview image with that image's size, the large card, the oEmbed link. */
+  function expectPreviewTags(page: string, pageUrl: string, image: { url: string; width: number; height: number }) {
+    expect(page).to.include('<meta property="og:type" content="website">');
+    expect(page).to.include(`<meta property="og:image" content="${image.url}">`);
+    expect(page).to.include(`<meta property="og:image:width" content="${image.width}">`);
+    expect(page).to.include(`<meta property="og:image:height" content="${image.height}">`);
+    expect(page).to.include('<meta name="twitter:card" content="summary_large_image">');
+    expect(page).to.include(`<link rel="alternate" type="application/json+oembed" href="${base}/api/oembed?url=${encodeURIComponent(pageUrl)}"`);
   }
 
   const oembed = (url: string, extra = '') => env.api.get(`/api/oembed?url=${encodeURIComponent(url)}${extra}`);
@@ -115,6 +125,9 @@ describe('embeds', () => {
         `${site}/dashboard`,
         'https://elsewhere.example.org/cat.png',
       ];
+      // The same account's public image answers: the 404s below are the targets', not the route's.
+      const visible = await uploaded(alice, await portraitJpeg(6), 'v.jpg');
+      expect((await oembed(`${site}/u/${alice.username}/${visible.filename}`)).status).to.equal(200);
       for (const url of urls) {
         const res = await oembed(url);
         expect(res.status, url).to.equal(404);
@@ -137,6 +150,81 @@ describe('embeds', () => {
     });
   });
 
+  describe('share links', () => {
+    async function shareLink(account: Account, json: Record<string, unknown>) {
+      const res = await env.api.post('/api/user/share-links', { key: account.apiKey, json });
+      expect(res.status, res.text).to.equal(200);
+      return res.body.data as { id: string; url: string };
+    }
+
+    /** A folder holding a public image with its renditions made (the cover) and a private file. */
+    async function folderWithCover(account: Account) {
+      const folderId = await createFolder(env, account, `Shared ${randomBytes(3).toString('hex')}`);
+      // The private one first: the cover is the folder's newest image.
+      const hidden = await uploaded(account, await portraitJpeg(7), 'hidden.jpg');
+      const cover = await uploaded(account, await sharp({ create: { width: 1600, height: 1200, channels: 3, background: '#28c' } }).png().toBuffer(), 'cover.png');
+      for (const file of [hidden, cover]) await env.api.patch(`/api/user/images/${file.filename}/move`, { key: account.apiKey, json: { folderId } });
+      expect((await env.api.patch(`/api/user/images/${hidden.filename}/privacy`, { key: account.apiKey, json: { isPrivate: true } })).status).to.equal(200);
+      await withThumbnails(cover);
+      const [row] = await env.container.db.select().from(files).where(eq(files.id, cover.id));
+      return { folderId, cover: row!, previewUrl: env.container.services.thumbnails.urlsOf(row!).previewUrl! };
+    }
+
+    it('answers a link with the cover preview for a folder link and a file link without a password, counting no view', async () => {
+      const alice = await env.createAccount();
+      const { folderId, cover, previewUrl } = await folderWithCover(alice);
+      const folderLink = await shareLink(alice, { folderId, maxViews: 1 });
+      const fileLink = await shareLink(alice, { filename: cover.filename });
+      const folderName = (await env.api.get('/api/user/folders', { key: alice.apiKey })).body.data.find((f: { id: string }) => f.id === folderId).name as string;
+      const thumbnail = { thumbnail_url: previewUrl, thumbnail_width: 1280, thumbnail_height: 960 };
+      for (let i = 0; i < 2; i += 1) {
+        const res = await oembed(folderLink.url);
+        expect(res.status, res.text).to.equal(200);
+        expect(res.body).to.deep.equal({ version: '1.0', type: 'link', title: folderName, provider_name: 'Hosted Files', provider_url: `${site}/`, ...thumbnail });
+      }
+      expect((await oembed(fileLink.url)).body).to.include({ type: 'link', title: cover.filename, ...thumbnail });
+      // Its one view is still there.
+      expect((await fetch(folderLink.url, { headers: { accept: 'text/html' } })).status).to.equal(200);
+    });
+
+    it('answers 404 for a link with a password, out of views, expired or revoked', async () => {
+      const alice = await env.createAccount();
+      const { folderId, cover } = await folderWithCover(alice);
+      const open = await shareLink(alice, { filename: cover.filename });
+      expect((await oembed(open.url)).status).to.equal(200);
+      const withPassword = await shareLink(alice, { folderId, password: 'correct horse' });
+      const spent = await shareLink(alice, { filename: cover.filename, maxViews: 1 });
+      expect((await fetch(spent.url)).status).to.equal(200);
+      const expired = await shareLink(alice, { folderId, expiresIn: 60 });
+      await env.container.db.execute(sql`update share_links set expires_at = now() - interval '1 minute' where id = ${expired.id}`);
+      const revoked = await shareLink(alice, { folderId });
+      expect((await env.api.delete(`/api/user/share-links/${revoked.id}`, { key: alice.apiKey })).status).to.equal(200);
+      for (const link of [withPassword, spent, expired, revoked, { url: `${site}/l/${randomBytes(32).toString('base64url')}` }]) {
+        const res = await oembed(link.url);
+        expect(res.status, link.url).to.equal(404);
+        expect(res.body.success).to.equal(false);
+      }
+    });
+
+    it('puts OpenGraph, Twitter and oEmbed tags on a folder link page without a password, and none on one with a password', async () => {
+      const alice = await env.createAccount();
+      const { folderId, previewUrl } = await folderWithCover(alice);
+      const open = await shareLink(alice, { folderId });
+      const page = await (await fetch(open.url, { headers: { accept: 'text/html' } })).text();
+      expect(page).to.match(/<meta property="og:title" content="Shared [0-9a-f]{6}">/);
+      expectPreviewTags(page, open.url, { url: previewUrl, width: 1280, height: 960 });
+
+      const locked = await shareLink(alice, { folderId, password: 'correct horse' });
+      const asked: Record<string, string>[] = [{ accept: 'text/html' }, { accept: 'text/html', 'x-share-password': 'correct horse' }];
+      for (const headers of asked) {
+        const res = await fetch(locked.url, { headers });
+        const text = await res.text();
+        expect(text).not.to.include('og:');
+        expect(text).not.to.include('json+oembed');
+      }
+    });
+  });
+
   describe('GET /album/:shareId', () => {
     it('carries OpenGraph and Twitter tags with the preview rendition and its size, and the oEmbed link', async () => {
       const alice = await env.createAccount();
@@ -149,12 +237,7 @@ describe('embeds', () => {
       const { previewUrl } = env.container.services.thumbnails.urlsOf((await env.container.db.select().from(files).where(eq(files.id, row.id)))[0]!);
       expect(previewUrl).to.match(/^http:\/\/.+\/preview\.webp$/);
       expect(page).to.include('<meta property="og:title" content="&lt;b&gt;Tom &amp; Jerry&#39;s&lt;/b&gt;">');
-      expect(page).to.include('<meta property="og:type" content="website">');
-      expect(page).to.include(`<meta property="og:image" content="${previewUrl}">`);
-      expect(page).to.include('<meta property="og:image:width" content="640">');
-      expect(page).to.include('<meta property="og:image:height" content="1280">');
-      expect(page).to.include('<meta name="twitter:card" content="summary_large_image">');
-      expect(page).to.include(`<link rel="alternate" type="application/json+oembed" href="${base}/api/oembed?url=${encodeURIComponent(share.url)}"`);
+      expectPreviewTags(page, share.url, { url: previewUrl!, width: 640, height: 1280 });
     });
   });
 });

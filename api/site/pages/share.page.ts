@@ -1,9 +1,16 @@
 import type { AlbumFile, AlbumView } from '../../../shared/services/folders/album.service.js';
+import type { ThumbnailImage } from '../../../shared/services/media/thumbnails/thumbnail.service.js';
 import { formatBytes } from './drop.page.js';
+import { embedTags } from './embed-tags.js';
 import { html, type SafeHtml } from './html.js';
 
-/** What a share link's page shows: the password form, or a folder link's album once let in. */
-export type SharePageView = { kind: 'password'; action: string; error?: string } | { kind: 'album'; album: AlbumView };
+/**
+ * What a share link's page shows: the password form, or a folder link's album once let in; `preview`
+ * (links without a password only) adds the link-preview tags, with the cover's preview rendition.
+ */
+export type SharePageView =
+  | { kind: 'password'; action: string; error?: string }
+  | { kind: 'album'; album: AlbumView; preview?: { image: ThumbnailImage | null; baseUrl: string } };
 
 export interface SharePage {
   title: string;
@@ -37,8 +44,9 @@ export function sharePage(view: SharePageView): SharePage {
 </form>`,
     };
   }
-  const { album } = view;
+  const { album, preview } = view;
   const count = `${album.totalFiles} ${album.totalFiles === 1 ? 'file' : 'files'}`;
+  const description = `${count} shared by ${album.owner}`;
   const pages =
     album.totalPages > 1
       ? html`<nav class="album-pages" aria-label="Pages">
@@ -49,10 +57,11 @@ ${album.page < album.totalPages ? html`<a rel="next" href="${album.url}?page=${a
       : html``;
   return {
     title: album.name,
-    head: html`<link rel="stylesheet" href="/assets/album.css">`,
+    head: html`<link rel="stylesheet" href="/assets/album.css">
+${preview ? embedTags({ title: album.name, description, url: album.url, image: preview.image }, preview.baseUrl) : ''}`,
     body: html`<div class="album">
 <h1>${album.name}</h1>
-<p class="album-meta">${count} shared by ${album.owner} · <a href="${album.downloadUrl}" download>Download all (zip)</a></p>
+<p class="album-meta">${description} · <a href="${album.downloadUrl}" download>Download all (zip)</a></p>
 ${album.files.length ? html`<ul class="album-grid">${album.files.map(item)}</ul>` : html`<p>Nothing here yet.</p>`}
 ${pages}
 </div>`,

@@ -2,24 +2,27 @@ import type { OEmbed } from '../../contracts/oembed.contract.js';
 import { AppError, isAppError } from '../../errors.js';
 import type { HostedFileService, HostedTarget } from '../files/hosted-file.service.js';
 import type { AlbumService } from '../folders/album.service.js';
+import type { OpenShareLink, ShareLinkService } from '../folders/share-link.service.js';
 import type { ImageSizeReader } from './image-size-reader.js';
 import type { ThumbnailImage, ThumbnailService } from './thumbnails/thumbnail.service.js';
 
 export const PROVIDER_NAME = 'Hosted Files';
 
-/** What a pasted link names: a hosted file (at `url`, in any of its styles) or a shared album. */
-export type EmbedTarget = { kind: 'file'; file: HostedTarget; url: string } | { kind: 'album'; shareId: string };
+/** What a pasted link names: a hosted file (at `url`, in any of its styles), a shared album or a share link. */
+export type EmbedTarget = { kind: 'file'; file: HostedTarget; url: string } | { kind: 'album'; shareId: string } | { kind: 'share'; token: string };
 
 /**
  * oEmbed answers for pasted links: a public image is a photo with its own size, an album (or any
- * other public file) a link with its preview rendition as thumbnail. Whatever a visitor could not
- * open without a signature or a password — private, expired, quarantined, unknown — is the same 404.
+ * other public file) and a password-less share link a link with its preview rendition as thumbnail.
+ * Whatever a visitor could not open without a signature or a password — private, expired, quarantined,
+ * unknown, a share link with a password or out of views — is the same 404.
  */
 export class EmbedService {
   constructor(
     private readonly deps: {
       hosted: HostedFileService;
       albums: AlbumService;
+      shareLinks: ShareLinkService;
       thumbnails: ThumbnailService;
       sizes: ImageSizeReader;
       siteUrl: string;
@@ -31,15 +34,28 @@ export class EmbedService {
       const album = await this.deps.albums.page(target.shareId, 1);
       return { ...this.common(album.name), type: 'link', ...thumbnailOf(await this.coverOf(album)) };
     }
-    const file = await this.deps.hosted.find(target.file).catch((err: unknown) => {
-      // Quarantined (451 when served) is not said to exist either.
-      throw isAppError(err) && err.status === 451 ? AppError.notFound('File not found') : err;
-    });
+    if (target.kind === 'share') return this.shareLink(await this.deps.shareLinks.open(target.token).catch(asNotFound));
+    const file = await this.deps.hosted.find(target.file).catch(asNotFound);
     // A private file's links are signed for minutes: an embed would break, and must not reveal the file.
     if (file.isPrivate) throw AppError.notFound('File not found');
     const size = file.mimeType.startsWith('image/') ? await this.deps.sizes.of(file.objectKey) : null;
     if (size) return { ...this.common(file.filename), type: 'photo', url: target.url, ...size };
     return { ...this.common(file.filename), type: 'link', ...thumbnailOf(await this.deps.thumbnails.previewOf(file)) };
+  }
+
+  /**
+   * A share link without a password: its file's or folder's name and preview. Asking counts no view; a
+   * private file's preview is its owner's alone, so a link to one (or a folder whose newest image is
+   * private) has no thumbnail.
+   */
+  private async shareLink(link: OpenShareLink): Promise<OEmbed> {
+    if (link.hasPassword) throw AppError.notFound('Share link not found');
+    if (link.file) {
+      const preview = link.file.isPrivate ? null : await this.deps.thumbnails.previewOf(link.file);
+      return { ...this.common(link.file.filename), type: 'link', ...thumbnailOf(preview) };
+    }
+    const album = await this.deps.shareLinks.page(link, 1);
+    return { ...this.common(album.name), type: 'link', ...thumbnailOf(await this.coverOf(album)) };
   }
 
   /** The preview rendition of an album's cover (its newest image), for link previews; null until it is made. */
@@ -56,6 +72,11 @@ export class EmbedService {
   private common(title: string) {
     return { version: '1.0' as const, title, provider_name: PROVIDER_NAME, provider_url: `${this.deps.siteUrl}/` };
   }
+}
+
+/** Gone (410: a share link expired or out of views) and quarantined (451) are not said to exist either. */
+function asNotFound(err: unknown): never {
+  throw isAppError(err) && (err.status === 410 || err.status === 451) ? AppError.notFound('Not found') : err;
 }
 
 function thumbnailOf(image: ThumbnailImage | null) {
