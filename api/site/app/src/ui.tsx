@@ -180,6 +180,22 @@ export function InlineConfirm({
   );
 }
 
+/** A labelled <select> of durations in seconds: how long a link stays open, say. */
+export function DurationSelect({ label, value, choices, onChange }: { label: string; value: number; choices: readonly { seconds: number; label: string }[]; onChange: (seconds: number) => void }) {
+  return (
+    <label>
+      <span>{label}</span>
+      <select value={String(value)} onChange={(e) => onChange(Number(e.currentTarget.value))}>
+        {choices.map((c) => (
+          <option key={c.seconds} value={String(c.seconds)}>
+            {c.label}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
 /** The options of a folder <select>, one a folder, after the caller's own first choice (the root, say). */
 export function FolderOptions({ folders }: { folders: Folder[] }) {
   return (

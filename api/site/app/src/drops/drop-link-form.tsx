@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
 import type { DropLink, Folder } from '../types.js';
-import { FolderOptions, Status, useAction } from '../ui.js';
+import { DurationSelect, FolderOptions, Status, useAction } from '../ui.js';
 
 // How long a link stays open: the API takes 60 seconds to 7 days.
 const EXPIRY_CHOICES = [
@@ -47,16 +47,7 @@ export function DropLinkForm({ folders, onCreated }: { folders: Folder[]; onCrea
             <FolderOptions folders={folders} />
           </select>
         </label>
-        <label>
-          <span>Open for</span>
-          <select value={String(expiresIn)} onChange={(e) => setExpiresIn(Number(e.currentTarget.value))}>
-            {EXPIRY_CHOICES.map((c) => (
-              <option key={c.seconds} value={String(c.seconds)}>
-                {c.label}
-              </option>
-            ))}
-          </select>
-        </label>
+        <DurationSelect label="Open for" value={expiresIn} choices={EXPIRY_CHOICES} onChange={setExpiresIn} />
         <label>
           <span>Largest file in MB (empty: your plan's limit)</span>
           <input type="number" min="1" step="any" inputMode="decimal" value={maxMb} onInput={(e) => setMaxMb(e.currentTarget.value)} />

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { formatDate, plural } from '../format.js';
 import type { ShareLink } from '../types.js';
-import { CopyButton, InlineConfirm, Status, useAction, useLoad } from '../ui.js';
+import { CopyButton, DurationSelect, InlineConfirm, Status, useAction, useLoad } from '../ui.js';
 import './share-links.css';
 
 /** What is shared: one file (by its name) or one folder. */
@@ -66,16 +66,7 @@ export function ShareLinksPanel({ target, name }: { target: ShareTarget; name: s
       <p class="muted">A link to {name} for anyone you give it to, private files included, with the limits you choose.</p>
       <form onSubmit={(e) => void create(e)} aria-label="New share link">
         <div class="form-grid">
-          <label>
-            <span>Expires</span>
-            <select value={String(expiresIn)} onChange={(e) => setExpiresIn(Number(e.currentTarget.value))}>
-              {EXPIRY_CHOICES.map((c) => (
-                <option key={c.seconds} value={String(c.seconds)}>
-                  {c.label}
-                </option>
-              ))}
-            </select>
-          </label>
+          <DurationSelect label="Expires" value={expiresIn} choices={EXPIRY_CHOICES} onChange={setExpiresIn} />
           <label>
             <span>View limit (empty: none)</span>
             <input type="number" min="1" max="1000000" step="1" inputMode="numeric" value={maxViews} onInput={(e) => setMaxViews(e.currentTarget.value)} />
