@@ -103,7 +103,7 @@ async function tusAgainstMultipart(service: BenchService, chunk: Buffer): Promis
 /** Big uploads: the service against a bare pipe-to-file server; small ones against bare Koa + multer. */
 export async function run(): Promise<{ title: string; rows: BenchRow[] }> {
   const service = await startService();
-  const chunk = imageChunk(MB);
+  const chunk = imageChunk(MB, BIG);
   const upload = `${service.url}/api/upload`;
   const rows: BenchRow[] = [];
   let unmoderated: BenchService | undefined;

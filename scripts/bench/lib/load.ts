@@ -11,11 +11,13 @@ const PNG_HEAD = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108
  * half of the bodies unrecognisable, so whether uploads were moderated changed from run to run),
  * and the moderation service cannot decode the data, so it answers at once without inference.
  */
-export function imageChunk(size: number): Buffer {
+export function imageChunk(size: number, bodySize = size): Buffer {
   const chunk = randomBytes(size);
   PNG_HEAD.copy(chunk, 0);
   const idat = PNG_HEAD.length;
-  chunk.writeUInt32BE(size - idat - 12, idat);
+  // The IDAT holds the whole body the chunk is repeated into: the metadata stripper follows the PNG
+  // chunk by chunk, and a second signature where a chunk header belongs would be refused (400).
+  chunk.writeUInt32BE(bodySize - idat - 12, idat);
   chunk.write('IDAT', idat + 4, 'latin1');
   return chunk;
 }
