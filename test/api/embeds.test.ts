@@ -1,8 +1,10 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
+import { mkdir, rm } from 'node:fs/promises';
 import { eq, sql } from 'drizzle-orm';
 import sharp from 'sharp';
 import { customDomains, files, type FileRow } from '../../shared/db/schema.js';
+import { renditionKey } from '../../shared/services/media/thumbnails/thumbnail-keys.js';
 import { createFolder } from '../helpers/folders.js';
 import { createTestEnv, type TestEnv } from '../helpers/test-env.js';
 import { upload } from '../helpers/uploads.js';
@@ -222,6 +224,35 @@ describe('embeds', () => {
         expect(text).not.to.include('og:');
         expect(text).not.to.include('json+oembed');
       }
+    });
+  });
+
+  describe('while storage fails', () => {
+    /** Makes an object unreadable as a failing disk does: its path is a directory (EISDIR on read). */
+    async function breakObject(key: string) {
+      const file = env.container.storage.localPath!(key);
+      await rm(file);
+      await mkdir(file);
+    }
+
+    it('answers 502 for an image whose size cannot be read, and renders an album page without its image', async () => {
+      const alice = await env.createAccount();
+      const photo = await uploaded(alice, await portraitJpeg(8), 'broken.jpg');
+      await breakObject(photo.objectKey);
+      const res = await oembed(`${site}/s/${photo.shortCode}`);
+      expect(res.status).to.equal(502);
+      expect(res.body.success).to.equal(false);
+
+      const folderId = await createFolder(env, alice, 'Broken');
+      const row = await uploaded(alice, await sharp({ create: { width: 500, height: 500, channels: 3, background: '#777' } }).png().toBuffer(), 'square.png');
+      await env.api.patch(`/api/user/images/${row.filename}/move`, { key: alice.apiKey, json: { folderId } });
+      await withThumbnails(row);
+      await breakObject(renditionKey(row.objectKey, 'preview'));
+      const share = (await env.api.post(`/api/user/folders/${folderId}/share`, { key: alice.apiKey })).body.data as { url: string };
+      const page = await env.api.get(new URL(share.url).pathname);
+      expect(page.status).to.equal(200);
+      expect(page.text).not.to.include('og:image');
+      expect(page.text).to.include('<meta name="twitter:card" content="summary">');
     });
   });
 

@@ -66,7 +66,12 @@ export class EmbedService {
       throw err;
     });
     // A private file's renditions are its owner's alone: no crawler could fetch them.
-    return file && !file.isPrivate ? this.deps.thumbnails.previewOf(file) : null;
+    if (!file || file.isPrivate) return null;
+    // A page still renders while storage fails, without its image.
+    return this.deps.thumbnails.previewOf(file).catch((err: unknown) => {
+      if (isAppError(err) && err.code === 'storage_unavailable') return null;
+      throw err;
+    });
   }
 
   private common(title: string) {

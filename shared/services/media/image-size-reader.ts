@@ -1,4 +1,5 @@
 import sharp from 'sharp';
+import { AppError } from '../../errors.js';
 import type { StorageDriver } from '../../storage/index.js';
 
 export interface ImageSize {
@@ -19,18 +20,28 @@ export class ImageSizeReader {
 
   constructor(private readonly storage: StorageDriver) {}
 
-  /** null: no such object, or not an image whose header can be read. */
+  /** null: no such object, or not an image whose header can be read; 502 while storage fails (not remembered). */
   async of(key: string): Promise<ImageSize | null> {
     const known = this.sizes.get(key);
     if (known !== undefined) return known;
-    const object = await this.storage.get(key, { start: 0, end: HEAD_BYTES - 1 });
-    if (!object) return null;
-    const chunks: Buffer[] = [];
-    for await (const chunk of object.body) chunks.push(chunk as Buffer);
-    const size = await sizeOf(Buffer.concat(chunks).subarray(0, HEAD_BYTES));
+    const head = await this.headOf(key);
+    if (!head) return null;
+    const size = await sizeOf(head);
     if (this.sizes.size >= MAX_REMEMBERED) this.sizes.clear();
     this.sizes.set(key, size);
     return size;
+  }
+
+  private async headOf(key: string): Promise<Buffer | null> {
+    try {
+      const object = await this.storage.get(key, { start: 0, end: HEAD_BYTES - 1 });
+      if (!object) return null;
+      const chunks: Buffer[] = [];
+      for await (const chunk of object.body) chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks).subarray(0, HEAD_BYTES);
+    } catch (err) {
+      throw AppError.storageUnavailable('Storage is briefly unavailable; retry', err);
+    }
   }
 }
 
