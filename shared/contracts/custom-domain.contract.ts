@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { isoDate } from './common.contract.js';
 
 const sslValidationRecord = z.object({ txt_name: z.string(), txt_value: z.string() });
-export const dnsRecordCheckSchema = z.object({ type: z.enum(['CNAME', 'TXT']), name: z.string(), expected: z.string(), seen: z.array(z.string()), ok: z.boolean() });
+const dnsRecordCheckSchema = z.object({ type: z.enum(['CNAME', 'TXT']), name: z.string(), expected: z.string(), seen: z.array(z.string()), ok: z.boolean() });
 
 export const customDomainSchema = z
   .object({

@@ -11,7 +11,6 @@ export const EXPIRY_OPTIONS = [
 ] as const;
 /** The expiries a file can carry (never is null). */
 export const EXPIRY_VALUES = ['1h', '6h', '1d', '7d', '30d'] as const;
-export type ExpiryValue = (typeof EXPIRY_VALUES)[number];
 
 export const MODERATION_STATES = ['pending', 'allowed', 'flagged', 'blocked'] as const;
 export type ModerationState = (typeof MODERATION_STATES)[number];

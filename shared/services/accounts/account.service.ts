@@ -5,6 +5,7 @@ import type { AccountRow } from '../../db/schema.js';
 import { AppError } from '../../errors.js';
 import type { PlanName, Plans } from '../../plans.js';
 import { type AccountUsage, type Principal, principalOf, usageSnapshotOf } from '../../principal.js';
+import type { AccountOverview, AccountSummary, DashboardUser, Profile } from '../../contracts/account.contract.js';
 import type { Settings, SettingsPatch } from '../../contracts/settings.contract.js';
 import type { AccountRepository } from '../../repositories/account.repository.js';
 import { secondsUntilNextUtcMonth, utcDay, utcMonth } from '../../time.js';
@@ -54,7 +55,7 @@ export class AccountService {
     /** labels of this deployment's own hosts under the site (see FileUrls.ownLabels) */
     private readonly ownLabels: readonly string[] = [],
     /** the account's custom domain and its status, for the profile */
-    private readonly customDomainOf: (accountId: string) => Promise<{ domain: string; status: string } | undefined> = async () => undefined,
+    private readonly customDomainOf: (accountId: string) => Promise<{ domain: string; status: 'pending' | 'active' | 'failed' } | undefined> = async () => undefined,
   ) {}
 
   /** The admin CLI's and registration's way in; the input is checked here for both. */
@@ -154,7 +155,7 @@ export class AccountService {
   }
 
   /** The profile of GET /api/auth/me: every field the spec lists for it. */
-  async profile(principal: Principal) {
+  async profile(principal: Principal): Promise<Profile> {
     const [account, customDomain] = await Promise.all([this.row(principal.id), this.customDomainOf(principal.id)]);
     const plan = this.plans.of(account.plan);
     return {
@@ -180,7 +181,7 @@ export class AccountService {
   }
 
   /** What an assistant may know of the account: no key, no email, nothing to sign in with. */
-  async overview(principal: Principal) {
+  async overview(principal: Principal): Promise<AccountOverview> {
     const account = await this.row(principal.id);
     const plan = this.plans.of(account.plan);
     const uploadsToday = todayCountOf(account);
@@ -197,7 +198,7 @@ export class AccountService {
   }
 
   /** The user object of login responses (and the base of the profile). */
-  summary(account: AccountRow) {
+  summary(account: AccountRow): AccountSummary {
     return {
       id: account.id,
       username: account.username,
@@ -211,7 +212,7 @@ export class AccountService {
   }
 
   /** The user object of the dashboard: adds today's usage, connections and ban details. */
-  dashboardUser(account: AccountRow) {
+  dashboardUser(account: AccountRow): DashboardUser {
     const todayCount = todayCountOf(account);
     const { dailyLimit } = this.limitsOf(account);
     const connection = (username: string | null) => ({ connected: username !== null, username });

@@ -12,6 +12,7 @@ import { type DnsChecker, DnsUnavailableError } from './dns-checker.js';
 import type { DomainDirectory } from './domain-directory.js';
 import { normalizeDomain } from './domain-name.js';
 import type { HttpChallenges } from './http-challenges.js';
+import type { CustomDomainState } from '../../contracts/custom-domain.contract.js';
 
 export interface CustomDomainSettings {
   /** where customers point their CNAME */
@@ -67,7 +68,7 @@ export class CustomDomainService {
     },
   ) {}
 
-  async get(account: Principal) {
+  async get(account: Principal): Promise<CustomDomainState> {
     this.assertPro(account);
     const row = await this.deps.domains.findByAccount(account.id);
     return row ? this.view(row) : { customDomain: null, customDomainStatus: 'none', cnameTarget: this.deps.settings.cnameTarget };
