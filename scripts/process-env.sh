@@ -10,3 +10,9 @@
 export GLIBC_TUNABLES
 # Stack traces in logs name the TypeScript sources (dist/ carries source maps).
 case " ${NODE_OPTIONS:-} " in *" --enable-source-maps "*) ;; *) export NODE_OPTIONS="--enable-source-maps${NODE_OPTIONS:+ $NODE_OPTIONS}" ;; esac
+# Node 22: AsyncLocalStorage (the request id on every log line) without async and promise hooks, as
+# Node 24 does by default; without it every promise of a request through the app costs about twice as
+# much (docs/benchmark-notes.md). Other versions have no such flag (20) or need none (24).
+case "$(node --version 2>/dev/null)" in
+  v22.*) case " ${NODE_OPTIONS:-} " in *" --experimental-async-context-frame "*) ;; *) export NODE_OPTIONS="${NODE_OPTIONS:+$NODE_OPTIONS }--experimental-async-context-frame" ;; esac ;;
+esac

@@ -1,13 +1,24 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { DrizzleQueryError } from 'drizzle-orm';
 import { pino, type DestinationStream, type Logger } from 'pino';
 
 export type { Logger };
 
-// No AsyncLocalStorage for request ids: on Node 20 it turns on promise hooks for the whole process,
-// which cost ~8% of the web thread per small upload (docs/decisions.md). The request line and
-// unhandled errors carry the request id; a service's own lines name the file, key or job they concern.
+/** The id of the request being served, for every line logged while serving it (docs/decisions.md). */
+const requestIds = new AsyncLocalStorage<string>();
+
+/** Runs `serve` so that every line logged inside it, by whatever code, carries `reqId`. */
+export function withRequestId<T>(reqId: string, serve: () => T): T {
+  return requestIds.run(reqId, serve);
+}
+
+function requestIdOfLine(): { reqId?: string } {
+  const reqId = requestIds.getStore();
+  return reqId === undefined ? {} : { reqId };
+}
+
 export function createLogger(level: string, name = 'hfs', destination?: DestinationStream): Logger {
-  const options = { name, level, serializers: { err: serializeError } };
+  const options = { name, level, serializers: { err: serializeError }, mixin: requestIdOfLine };
   // stdout written asynchronously: under load many lines share one write (a synchronous write per
   // request line cost a third of serving hot files); pino flushes what is left when the process exits.
   return pino(options, destination ?? pino.destination({ dest: 1, sync: false }));

@@ -37,7 +37,7 @@ export function errorHandler(logger: Logger, health: Health): Middleware<AppStat
         return;
       }
       // Unknown failures are logged in full and answered without any internals.
-      logger.error({ err, reqId: ctx.state.requestId }, 'unhandled error');
+      logger.error({ err }, 'unhandled error');
       ctx.status = known?.status ?? 500;
       ctx.body = {
         success: false,

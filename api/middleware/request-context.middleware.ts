@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
-import type { Logger } from '../../shared/logger.js';
+import { withRequestId, type Logger } from '../../shared/logger.js';
 import type { AppState } from '../state.js';
 import type { WebMetrics } from '../web-metrics.js';
 
@@ -31,20 +31,25 @@ export class RequestRecorder {
   }
 }
 
-/** Gives every request of the app its id, answered and logged with it, and records it. */
+/**
+ * Gives every request of the app its id, answered with it and on every line logged while serving it
+ * (the services' too), and records it.
+ */
 export function requestContext(recorder: RequestRecorder): Middleware<AppState> {
-  return async (ctx, next) => {
+  return (ctx, next) => {
     const requestId = recorder.idFor(ctx.get('x-request-id'));
     ctx.state.requestId = requestId;
     ctx.set('X-Request-Id', requestId);
-    const started = performance.now();
-    try {
-      await next();
-      // Time to the first byte of the answer, for operators' tools (and the benchmarks).
-      ctx.set('Server-Timing', `app;dur=${(performance.now() - started).toFixed(1)}`);
-    } finally {
-      const route = (ctx as { _matchedRoute?: string })._matchedRoute ?? ctx.state.route ?? 'unmatched';
-      recorder.record(requestId, ctx.method, ctx.path, route, ctx.status, performance.now() - started);
-    }
+    return withRequestId(requestId, async () => {
+      const started = performance.now();
+      try {
+        await next();
+        // Time to the first byte of the answer, for operators' tools (and the benchmarks).
+        ctx.set('Server-Timing', `app;dur=${(performance.now() - started).toFixed(1)}`);
+      } finally {
+        const route = (ctx as { _matchedRoute?: string })._matchedRoute ?? ctx.state.route ?? 'unmatched';
+        recorder.record(requestId, ctx.method, ctx.path, route, ctx.status, performance.now() - started);
+      }
+    });
   };
 }

@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { expect } from 'chai';
-import { pino } from 'pino';
+import { createLogger } from '../../shared/logger.js';
 import { createTestEnv, type TestEnv } from '../helpers/test-env.js';
 
 describe('error handling', () => {
@@ -38,7 +38,7 @@ describe('error handling', () => {
   it('answers an internal failure with a generic 500 and no stack trace, and logs it with the request id', async () => {
     // A database that went away is a real internal failure, not a client error.
     const lines: Record<string, unknown>[] = [];
-    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const logger = createLogger('info', 'hfs', { write: (line: string) => void lines.push(JSON.parse(line)) });
     const other = await createTestEnv({ logger });
     try {
       const { apiKey: key } = await other.createAccount();
