@@ -110,6 +110,28 @@ describe('embeds', () => {
       });
     });
 
+    it('keeps within maxwidth and maxheight: the original, else the largest rendition that fits, else a link without thumbnail', async () => {
+      const alice = await env.createAccount();
+      const row = await uploaded(alice, await sharp({ create: { width: 2000, height: 1000, channels: 3, background: '#36a' } }).png().toBuffer(), 'big.png');
+      await withThumbnails(row);
+      const url = `${site}/u/${alice.username}/${row.filename}`;
+      const { previewUrl, thumbnailUrl } = env.container.services.thumbnails.urlsOf((await env.container.db.select().from(files).where(eq(files.id, row.id)))[0]!);
+      const answers = [
+        ['&maxwidth=2000&maxheight=1000', { type: 'photo', url, width: 2000, height: 1000 }],
+        ['&maxwidth=1500', { type: 'photo', url: previewUrl, width: 1280, height: 640 }],
+        ['&maxheight=700', { type: 'photo', url: previewUrl, width: 1280, height: 640 }],
+        ['&maxwidth=500&maxheight=500', { type: 'photo', url: thumbnailUrl, width: 256, height: 128 }],
+      ] as const;
+      for (const [query, expected] of answers) {
+        const res = await oembed(url, query);
+        expect(res.status, `${query}: ${res.text}`).to.equal(200);
+        expect(res.body, query).to.include(expected);
+      }
+      const tiny = await oembed(url, '&maxwidth=100');
+      expect(tiny.body).to.deep.equal({ version: '1.0', type: 'link', title: row.filename, provider_name: 'Hosted Files', provider_url: `${site}/` });
+      expect((await oembed(url, '&maxwidth=0')).status).to.equal(400);
+    });
+
     it('answers 404 with the error body for private, expired, quarantined and unknown targets', async () => {
       const alice = await env.createAccount();
       const [privateFile, expired, quarantined] = [await uploaded(alice, await portraitJpeg(2), 'p.jpg'), await uploaded(alice, await portraitJpeg(3), 'e.jpg'), await uploaded(alice, await portraitJpeg(4), 'q.jpg')];

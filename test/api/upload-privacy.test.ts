@@ -119,7 +119,7 @@ describe('account settings, metadata removal on every way in, private by default
   async function dropUpload(account: Account, bytes: Buffer): Promise<Result> {
     const link = (await env.api.post('/api/user/drop-links', { key: account.apiKey, json: {} })).body.data as { url: string };
     const form = new FormData();
-    form.append('file', new Blob([bytes]), 'phone.jpg');
+    form.append('file', new Blob([new Uint8Array(bytes)]), 'phone.jpg');
     const res = await fetch(`${env.container.config.baseUrl}${new URL(link.url).pathname}`, { method: 'POST', body: form, headers: { accept: 'application/json' } });
     expect(res.status).to.equal(200);
     const [row] = await fileRowsOf(env, account.id);
@@ -131,7 +131,7 @@ describe('account settings, metadata removal on every way in, private by default
   async function replaceUpload(account: Account, bytes: Buffer): Promise<Result> {
     const first = (await upload(env, { key: account.apiKey, bytes: pngBytes(300), json: true })).body.data as Result;
     const form = new FormData();
-    form.append('file', new Blob([bytes]), 'phone.jpg');
+    form.append('file', new Blob([new Uint8Array(bytes)]), 'phone.jpg');
     const res = await env.api.patch(`/api/user/images/${first.filename}/replace`, { key: account.apiKey, body: form });
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
     const [row] = await fileRowsOf(env, account.id);
@@ -201,6 +201,25 @@ describe('account settings, metadata removal on every way in, private by default
       expect(row.mimeType).to.equal('image/avif');
       expect(locationTags(await tagsOf(stored))).to.deep.equal([]);
       expect(await sharp(stored).metadata()).to.include({ width: 64, height: 48 });
+    });
+
+    it('a HEIC as an iPhone sends it, with GPS, loses it (exiftool); the image item stays', async () => {
+      const png = join(fixtureDir, 'heic-source.png');
+      const file = join(fixtureDir, 'located.heic');
+      await sharp({ create: { width: 64, height: 48, channels: 3, background: '#3c3' } }).png().toFile(png);
+      execFileSync('heif-enc', ['-q', '50', '-o', file, png]);
+      execFileSync('exiftool', ['-q', '-q', '-overwrite_original', ...GPS, '-Make=Apple', '-Model=iPhone 15', file]);
+      const image = readFileSync(file);
+      expect(await tagsOf(image)).to.include({ 'IFD0:Make': 'Apple' }).and.have.property('GPS:GPSLatitude');
+      const account = await env.createAccount({ plan: 'pro' });
+      const result = (await upload(env, { key: account.apiKey, bytes: image, name: 'IMG_0001.HEIC', json: true })).body.data as Result;
+      const { stored, row } = await storedFile(account, result);
+      expect(row.mimeType).to.equal('image/heic');
+      const tags = await tagsOf(stored);
+      expect(locationTags(tags)).to.deep.equal([]);
+      expect(tags).to.not.have.property('IFD0:Model');
+      expect(tags).to.include({ 'File:FileType': 'HEIC', 'File:ImageWidth': 64, 'File:ImageHeight': 48 });
+      expect(result.sizeBytes).to.equal(stored.length);
     });
   });
 

@@ -185,6 +185,16 @@ describe('metadataStripperFor', () => {
       expect((await strip('image/jpeg', input)).equals(expected)).to.equal(true);
     });
 
+    it('copies a scan whole: stuffed 0xFF00, restart markers, 0xFF ending a chunk, then stops at the comment after it', async () => {
+      const scan = Buffer.alloc(4096, 0x5a);
+      for (let at = 0; at < scan.length - 1; at += 37) scan.writeUInt16BE(0xff00, at);
+      for (let at = 100, n = 0; at < scan.length - 1; at += 500, n++) scan.writeUInt16BE(0xffd0 + (n % 8), at);
+      const head = Buffer.concat([Buffer.from([0xff, 0xd8]), segment(0xda, Buffer.from('010100003f00', 'hex'))]);
+      const input = Buffer.concat([head, scan, segment(0xfe, Buffer.from('a comment after the scan')), Buffer.from([0xff, 0xd9])]);
+
+      expect((await strip('image/jpeg', input)).equals(Buffer.concat([head, scan, Buffer.from([0xff, 0xd9])]))).to.equal(true);
+    });
+
     it('refuses with a 400 what is not a JPEG, or a JPEG whose segments cannot be followed', async () => {
       const png = await fixture('plain.png', picture().png());
       expect(await refusal('image/jpeg', png)).to.include({ status: 400 });

@@ -22,17 +22,68 @@ export function imageChunk(size: number, bodySize = size): Buffer {
   return chunk;
 }
 
+/** A JPEG's head as a phone writes it, minus the pixels: JFIF, EXIF with Orientation 6 and a GPS IFD, a comment, a scan header. */
+function jpegHead(): Buffer {
+  const tiff = Buffer.alloc(56);
+  tiff.write('MM', 0, 'latin1');
+  tiff.writeUInt16BE(42, 2);
+  tiff.writeUInt32BE(8, 4);
+  tiff.writeUInt16BE(2, 8); // IFD0: Orientation, GPS pointer
+  tiff.writeUInt16BE(0x0112, 10);
+  tiff.writeUInt16BE(3, 12);
+  tiff.writeUInt32BE(1, 14);
+  tiff.writeUInt16BE(6, 18);
+  tiff.writeUInt16BE(0x8825, 22);
+  tiff.writeUInt16BE(4, 24);
+  tiff.writeUInt32BE(1, 26);
+  tiff.writeUInt32BE(38, 30);
+  tiff.writeUInt16BE(1, 38); // GPS IFD: GPSLatitudeRef "N"
+  tiff.writeUInt16BE(1, 40);
+  tiff.writeUInt16BE(2, 42);
+  tiff.writeUInt32BE(2, 44);
+  tiff.write('N', 48, 'latin1');
+  const segment = (marker: number, payload: Buffer) => {
+    const header = Buffer.from([0xff, marker, 0, 0]);
+    header.writeUInt16BE(2 + payload.length, 2);
+    return Buffer.concat([header, payload]);
+  };
+  return Buffer.concat([
+    Buffer.from([0xff, 0xd8]),
+    segment(0xe0, Buffer.from('4a46494600010100000100010000', 'hex')),
+    segment(0xe1, Buffer.concat([Buffer.from('Exif\0\0', 'latin1'), tiff])),
+    segment(0xfe, Buffer.from('bench', 'latin1')),
+    segment(0xda, Buffer.from('010100003f00', 'hex')),
+  ]);
+}
+
 /**
- * POSTs a multipart body with one file part of `size` bytes, written from one reused chunk so the
- * client never holds the file. Resolves with the status and the elapsed milliseconds.
+ * A JPEG-typed body: `head` (the metadata a phone writes), then `chunk` repeated as entropy-coded
+ * data: random bytes in which every 0xFF is stuffed with 0x00, as in a real scan (one every 256
+ * bytes), so the metadata stripper walks the scan as it would a photo's.
+ */
+export function jpegBody(size: number): { head: Buffer; chunk: Buffer } {
+  const chunk = randomBytes(size);
+  for (let at = chunk.indexOf(0xff); at >= 0 && at < size - 1; at = chunk.indexOf(0xff, at + 2)) chunk[at + 1] = 0;
+  if (chunk[size - 1] === 0xff) chunk[size - 1] = 0;
+  return { head: jpegHead(), chunk };
+}
+
+/**
+ * POSTs a multipart body with one file part of `size` bytes — `fileHead`, if given, then one reused
+ * chunk — so the client never holds the file. Resolves with the status and the elapsed milliseconds.
  */
 export function multipartUpload(
   url: string,
   size: number,
-  options: { key?: string; chunk: Buffer; agent?: Agent },
+  options: { key?: string; chunk: Buffer; fileHead?: Buffer; type?: 'png' | 'jpeg'; agent?: Agent },
 ): Promise<{ status: number; ms: number; body: string }> {
   const boundary = `----hfsbench${randomBytes(8).toString('hex')}`;
-  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="bench.png"\r\nContent-Type: image/png\r\n\r\n`);
+  const type = options.type ?? 'png';
+  const fileHead = options.fileHead ?? Buffer.alloc(0);
+  const head = Buffer.concat([
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="bench.${type}"\r\nContent-Type: image/${type}\r\n\r\n`),
+    fileHead,
+  ]);
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   const started = performance.now();
   return new Promise((resolve, reject) => {
@@ -43,7 +94,7 @@ export function multipartUpload(
         agent: options.agent,
         headers: {
           'content-type': `multipart/form-data; boundary=${boundary}`,
-          'content-length': head.length + size + tail.length,
+          'content-length': head.length - fileHead.length + size + tail.length,
           ...(options.key ? { 'x-api-key': options.key } : {}),
         },
       },
@@ -55,7 +106,7 @@ export function multipartUpload(
     );
     req.on('error', reject);
     req.write(head);
-    let sent = 0;
+    let sent = fileHead.length;
     const writeMore = () => {
       while (sent < size) {
         const part = options.chunk.subarray(0, Math.min(options.chunk.length, size - sent));

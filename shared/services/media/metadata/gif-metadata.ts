@@ -29,11 +29,19 @@ export class GifMetadataStripper extends SegmentFilter {
       case 'end':
         return { drop: Number.POSITIVE_INFINITY };
       default: {
-        // Data sub-blocks: a size byte, then that many bytes; a size of 0 ends the block.
-        const size = head[0]!;
+        // Data sub-blocks: a size byte, then that many bytes; a size of 0 ends the block. Every
+        // sub-block whose size byte is at hand goes in one step (they are at most 256 bytes each).
         const keep = this.#state === 'copy-sub-blocks';
-        if (size === 0) this.#state = 'blocks';
-        return keep ? { copy: 1 + size } : { drop: 1 + size };
+        let span = 0;
+        while (span < head.length) {
+          const size = head[span]!;
+          span += 1 + size;
+          if (size === 0) {
+            this.#state = 'blocks';
+            break;
+          }
+        }
+        return keep ? { copy: span } : { drop: span };
       }
     }
   }

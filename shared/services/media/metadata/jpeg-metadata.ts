@@ -47,13 +47,15 @@ export class JpegMetadataStripper extends SegmentFilter {
     }
   }
 
-  /** Entropy-coded data runs to the next 0xFF that is neither byte stuffing (0xFF00) nor a restart marker. */
+  /**
+   * Entropy-coded data runs to the next 0xFF that is neither byte stuffing (0xFF00) nor a restart
+   * marker. All of it at hand goes in one step: a photo's scan holds a stuffed 0xFF every ~256 bytes.
+   */
   #scan(head: Buffer): Step {
-    const ff = head.indexOf(0xff);
+    let ff = head.indexOf(0xff);
+    while (ff >= 0 && ff + 1 < head.length && (head[ff + 1] === 0x00 || isRestart(head[ff + 1]!))) ff = head.indexOf(0xff, ff + 2);
     if (ff !== 0) return { copy: ff < 0 ? head.length : ff };
     if (head.length < 2) return { need: 2 };
-    const next = head[1]!;
-    if (next === 0x00 || isRestart(next)) return { copy: 2 };
     this.#state = 'markers';
     return this.#segment(head);
   }
