@@ -9,7 +9,7 @@ export default tseslint.config(
   js.configs.recommended,
   tseslint.configs.recommended,
   {
-    files: ['api/site/app/**/*.{ts,tsx}'],
+    files: ['api/site/app/**/*.{ts,tsx}', 'api/site/views/**/*.{ts,tsx}'],
     plugins: { 'react-hooks': reactHooks },
     rules: reactHooks.configs.recommended.rules,
   },

@@ -19,6 +19,8 @@ import { apiRouter } from './routes/index.js';
 import { tusUploads } from './tus/tus-uploads.js';
 import { metricsRoutes } from './routes/metrics.routes.js';
 import { albumPagesRoutes } from './site/album.routes.js';
+import { AppBundle } from './site/app-bundle.js';
+import { SitePages } from './site/pages/site-pages.js';
 import { pagesRoutes } from './site/pages.routes.js';
 import { dropRoutes } from './site/drop.routes.js';
 import { FileHeaderCache } from './site/file-response.js';
@@ -50,13 +52,15 @@ export async function createApp(container: Container, hub: NotificationHub, subs
   app.silent = true;
 
   const api = apiRouter(container, hub);
-  const pages = pagesRoutes(container);
+  const bundle = new AppBundle();
+  const sitePages = new SitePages(container, bundle);
+  const pages = pagesRoutes(container, sitePages, bundle);
   const drops = dropRoutes(container);
   const metrics = new WebMetrics(container.jobs, container.health);
   const recorder = new RequestRecorder(container.logger, metrics);
   const headers = new FileHeaderCache(container.config.cacheControlPublic);
   app.use(requestContext(recorder));
-  app.use(errorHandler(container.logger, container.health));
+  app.use(errorHandler(container.logger, container.health, sitePages));
   app.use(refuseUnstorableUrls);
   app.use(hostedFiles(container, headers));
   app.use(metricsRoutes(metrics, container.config.metricsToken).routes());

@@ -2,7 +2,7 @@ import type { Middleware } from 'koa';
 import { databaseTooSlow, outageOf, statementTimedOut, unavailable, type Health } from '../../shared/dependency-health.js';
 import { AppError, isAppError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
-import type { AppState } from '../state.js';
+import type { AppContext, AppState } from '../state.js';
 
 /** Maps whatever was thrown to the one error body, `{success: false, error}`. */
 function toAppError(err: unknown, health: Health): AppError | undefined {
@@ -23,27 +23,34 @@ function toAppError(err: unknown, health: Health): AppError | undefined {
   return undefined;
 }
 
-export function errorHandler(logger: Logger, health: Health): Middleware<AppState> {
+/** Where a browser's failed page request gets a page instead of the JSON body (SitePages). */
+export interface ErrorPages {
+  wantsPage(ctx: AppContext): boolean;
+  renderError(ctx: AppContext, status: number, message: string): Promise<void>;
+}
+
+export function errorHandler(logger: Logger, health: Health, pages?: ErrorPages): Middleware<AppState> {
   return async (ctx, next) => {
     try {
       await next();
     } catch (err) {
       const known = toAppError(err, health);
-      if (known?.expose) {
-        ctx.status = known.status;
-        ctx.body = { success: false, error: known.message, ...known.extra };
-        const retryAfter = known.extra.retryAfter;
-        if (typeof retryAfter === 'number') ctx.set('Retry-After', String(retryAfter));
-        return;
-      }
+      const retryAfter = known?.extra.retryAfter;
+      if (typeof retryAfter === 'number') ctx.set('Retry-After', String(retryAfter));
       // Unknown failures are logged in full and answered without any internals.
-      logger.error({ err }, 'unhandled error');
-      ctx.status = known?.status ?? 500;
-      ctx.body = {
-        success: false,
-        error: known?.message ?? 'Internal server error',
-        requestId: ctx.state.requestId,
-      };
+      if (!known?.expose) logger.error({ err }, 'unhandled error');
+      const status = known?.status ?? 500;
+      const message = known?.message ?? 'Internal server error';
+      if (pages?.wantsPage(ctx)) {
+        try {
+          return await pages.renderError(ctx, status, message);
+        } catch (pageErr) {
+          // A page that cannot be drawn (the app not built, say) falls back to the JSON body.
+          logger.error({ err: pageErr }, 'error page failed');
+        }
+      }
+      ctx.status = status;
+      ctx.body = known?.expose ? { success: false, error: message, ...known.extra } : { success: false, error: message, requestId: ctx.state.requestId };
     }
   };
 }

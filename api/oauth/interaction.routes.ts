@@ -5,6 +5,7 @@ import { AppError } from '../../shared/errors.js';
 import { MCP_SCOPES, mcpResourceOf, mcpScopesIn } from '../../shared/services/assistants/oauth-scopes.js';
 import { siteAccountOf } from '../middleware/auth.middleware.js';
 import type { RouteDeps } from '../routes/route-deps.js';
+import { refuseCrossSite } from '../middleware/cross-site.guard.js';
 import { renderPage } from '../site/pages/render-page.js';
 import type { AppContext, AppState } from '../state.js';
 import { consentPage, interactionErrorPage } from './consent.page.js';
@@ -69,8 +70,7 @@ export function interactionRoutes(provider: Provider, { services, config }: Rout
 
   router.post('/:uid', async (ctx) => {
     // The form is this origin's own; a post from anywhere else is refused before anything is read.
-    const origin = ctx.get('origin');
-    if (origin && origin !== ctx.origin && origin !== new URL(config.baseUrl).origin) throw AppError.forbidden('Cross-site consent refused');
+    refuseCrossSite(ctx, [new URL(config.baseUrl).origin, new URL(config.siteUrl).origin]);
     const interaction = await interactionOf(ctx);
     if (!interaction) return;
     const account = await signedIn(ctx);

@@ -15,7 +15,7 @@ interface ManifestChunk {
   imports?: string[];
 }
 
-export type AppEntry = 'dashboard' | 'upload-page';
+export type AppEntry = 'dashboard' | 'upload-page' | 'site';
 
 const ASSET_TYPES: Record<string, string> = { '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.map': 'application/json' };
 
@@ -31,8 +31,11 @@ export class AppBundle {
 
   constructor(private readonly directory = appDirectory()) {}
 
-  /** The tags that load an entry: its styles, the modules it imports (preloaded) and itself. */
-  headFor(entry: AppEntry): SafeHtml {
+  /**
+   * The tags that load an entry: its styles, the modules it imports (preloaded) and itself;
+   * `origin` prefixes them on hosts that are not the site's, `scripts: false` leaves the scripts out.
+   */
+  headFor(entry: AppEntry, { origin = '', scripts = true }: { origin?: string; scripts?: boolean } = {}): SafeHtml {
     const manifest = this.load();
     const chunk = manifest[`src/${entry}.tsx`];
     if (!chunk) throw AppError.unavailable('The web app is not built: run npm run build', 60);
@@ -46,7 +49,9 @@ export class AppBundle {
       for (const next of imported.imports ?? []) walk(next);
     };
     for (const name of chunk.imports ?? []) walk(name);
-    return html`${[...css].map((file) => html`<link rel="stylesheet" href="/app/${file}">`)}
+    const styles = html`${[...css].map((file) => html`<link rel="stylesheet" href="${origin}/app/${file}">`)}`;
+    if (!scripts) return styles;
+    return html`${styles}
 ${[...imports].map((file) => html`<link rel="modulepreload" href="/app/${file}">`)}
 <script type="module" src="/app/${chunk.file}"></script>`;
   }

@@ -18,7 +18,7 @@ async function currentRss(pid: number): Promise<number> {
 
 async function post(url: string, body: Buffer, name: string) {
   const form = new FormData();
-  form.append('file', new Blob([body]), name);
+  form.append('file', new Blob([new Uint8Array(body)]), name);
   const started = performance.now();
   const res = await fetch(url, { method: 'POST', body: form });
   const json = (await res.json()) as { elapsedMs: number };

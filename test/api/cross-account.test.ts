@@ -28,7 +28,7 @@ describe('cross-account matrix', () => {
 
   const replaceForm = () => {
     const form = new FormData();
-    form.append('file', new Blob([pngBytes(900, 3)]), 'x.png');
+    form.append('file', new Blob([new Uint8Array(pngBytes(900, 3))]), 'x.png');
     return form;
   };
 

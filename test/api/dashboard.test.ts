@@ -412,7 +412,7 @@ describe('GET /api/user/dashboard', () => {
     for (let i = 0; i < 3; i++) names.push((await upload(env, { key: carol.apiKey, bytes: pngBytes(400, 60 + i), json: true })).body.data.filename);
     expect(await total()).to.include({ totalUploads: 3, totalUserFiles: 3 });
     const form = new FormData();
-    form.append('file', new Blob([pngBytes(700, 70)]), 'again.png');
+    form.append('file', new Blob([new Uint8Array(pngBytes(700, 70))]), 'again.png');
     expect((await env.api.patch(`/api/user/images/${names[0]}/replace`, { key: carol.apiKey, body: form })).status).to.equal(200);
     expect(await total()).to.include({ totalUserFiles: 3 });
     expect((await env.api.delete(`/api/user/images/${names[1]}`, { key: carol.apiKey })).status).to.equal(200);

@@ -53,7 +53,7 @@ describe('POST /api/upload when the disk fails midway', function () {
 
   const post = (key: string, bytes: Buffer) => {
     const form = new FormData();
-    form.append('file', new Blob([bytes]), 'photo.png');
+    form.append('file', new Blob([new Uint8Array(bytes)]), 'photo.png');
     return fetch(`${base}/api/upload?format=json`, { method: 'POST', headers: { 'x-api-key': key }, body: form });
   };
 

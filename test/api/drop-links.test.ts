@@ -11,7 +11,7 @@ const tokenOf = (url: string) => url.slice(url.lastIndexOf('/') + 1);
 /** A drop as the page's script sends it (JSON answer), or as the plain form does (`json: false`). */
 async function drop(baseUrl: string, token: string, bytes: Buffer, options: { name?: string; json?: boolean } = {}) {
   const form = new FormData();
-  form.append('file', new Blob([bytes]), options.name ?? 'scan.png');
+  form.append('file', new Blob([new Uint8Array(bytes)]), options.name ?? 'scan.png');
   const res = await fetch(`${baseUrl}/drop/${token}`, {
     method: 'POST',
     body: form,

@@ -136,7 +136,7 @@ describe('files of an account', () => {
       const firstServe = await getWithHost(file.url);
 
       const form = new FormData();
-      form.append('file', new Blob([Buffer.from('now plain text\n')]), 'second.txt');
+      form.append('file', new Blob([new Uint8Array(Buffer.from('now plain text\n'))]), 'second.txt');
       const res = await env.api.patch(`/api/user/images/${file.filename}/replace`, { key: alice.apiKey, body: form });
       expect(res.status).to.equal(200);
       expect(res.body.success).to.equal(true);
@@ -161,7 +161,7 @@ describe('files of an account', () => {
       // The rest of the account's storage is taken by other files.
       await env.container.db.update(accounts).set({ storageUsed: 1_999_000 }).where(eq(accounts.id, alice.id));
       const form = new FormData();
-      form.append('file', new Blob([pngBytes(5000, 2)]), 'bigger.png');
+      form.append('file', new Blob([new Uint8Array(pngBytes(5000, 2))]), 'bigger.png');
       const res = await env.api.patch(`/api/user/images/${file.filename}/replace`, { key: alice.apiKey, body: form });
       expect(res.status).to.equal(413);
       expect(res.body).to.deep.equal({ success: false, error: 'The larger file would pass the storage limit' });
@@ -171,7 +171,7 @@ describe('files of an account', () => {
       expect((await getWithHost(file.url)).body.length).to.equal(2000);
       // A smaller body always fits.
       const smaller = new FormData();
-      smaller.append('file', new Blob([pngBytes(1500, 3)]), 'smaller.png');
+      smaller.append('file', new Blob([new Uint8Array(pngBytes(1500, 3))]), 'smaller.png');
       expect((await env.api.patch(`/api/user/images/${file.filename}/replace`, { key: alice.apiKey, body: smaller })).status).to.equal(200);
       expect(await storageUsedBy(env, alice.id)).to.equal(1_998_500);
     });
@@ -179,7 +179,7 @@ describe('files of an account', () => {
     it('answers 404 for an unknown file and 400 without a file', async () => {
       const alice = await env.createAccount();
       const form = new FormData();
-      form.append('file', new Blob([pngBytes()]), 'x.png');
+      form.append('file', new Blob([new Uint8Array(pngBytes())]), 'x.png');
       expect((await env.api.patch('/api/user/images/none.png/replace', { key: alice.apiKey, body: form })).status).to.equal(404);
       const file = await uploadOne(alice);
       const empty = new FormData();
@@ -192,7 +192,7 @@ describe('files of an account', () => {
       const file = await uploadOne(alice, pngBytes(2000, 4));
       await env.container.services.accounts.ban(alice.username, 'spam');
       const form = new FormData();
-      form.append('file', new Blob([pngBytes(1000, 5)]), 'other.png');
+      form.append('file', new Blob([new Uint8Array(pngBytes(1000, 5))]), 'other.png');
       const res = await env.api.patch(`/api/user/images/${file.filename}/replace`, { key: alice.apiKey, body: form });
       expect(res.status).to.equal(403);
       expect(res.body.success).to.equal(false);
@@ -205,7 +205,7 @@ describe('files of an account', () => {
       const file = await uploadOne(alice, pngBytes(2000, 6), 'été.png');
       expect((await rowOf(alice, file.filename))!.originalName).to.equal('été.png');
       const form = new FormData();
-      form.append('file', new Blob([pngBytes(1000, 7)]), '../../etc/überall.png');
+      form.append('file', new Blob([new Uint8Array(pngBytes(1000, 7))]), '../../etc/überall.png');
       const res = await env.api.patch(`/api/user/images/${file.filename}/replace`, { key: alice.apiKey, body: form });
       expect(res.status).to.equal(200);
       expect((await rowOf(alice, file.filename))!.originalName).to.equal('überall.png');
@@ -243,7 +243,7 @@ describe('files of an account', () => {
         while (replacing) reads.push((await getWithHost(file.url)).body);
       })();
       const form = new FormData();
-      form.append('file', new Blob([newBytes]), 'new.png');
+      form.append('file', new Blob([new Uint8Array(newBytes)]), 'new.png');
       const res = await env.api.patch(`/api/user/images/${file.filename}/replace`, { key: alice.apiKey, body: form });
       expect(res.status).to.equal(200);
       for (let i = 0; i < 5; i++) reads.push((await getWithHost(file.url)).body);

@@ -179,7 +179,7 @@ describe('a hot file changed in one web process, read from another', function ()
     const { url, filename } = await hotOnSecond(21);
     const old = await onSecond(url);
     const form = new FormData();
-    form.append('file', new Blob([pngBytes(7000, 22)]), 'v2.png');
+    form.append('file', new Blob([new Uint8Array(pngBytes(7000, 22))]), 'v2.png');
     expect((await env.api.patch(`/api/user/images/${filename}/replace`, { key: alice.apiKey, body: form })).status).to.equal(200);
     const next = await onSecond(url);
     expect(next.body.equals(pngBytes(7000, 22))).to.equal(true);

@@ -294,19 +294,16 @@ describe('OAuth 2.1 for assistants', () => {
       expect((await env.api.delete(`/api/user/connections/${encodeURIComponent(first.client.client.client_id)}`, { key: apiKey })).status).to.equal(404);
     });
 
-    it('shows connections on the account page, whose Disconnect button revokes the client', async () => {
-      const { browser, tokens, client } = await connect({ name: 'Page Assistant', scopes: ['files:read'] });
-      const page = await (await browser.fetch('/account')).text();
-      expect(page).to.include('Page Assistant');
-      expect(page).to.include(`value="${client.client.client_id}"`);
-      const res = await browser.fetch('/account/connections/disconnect', {
-        method: 'POST',
-        body: new URLSearchParams({ clientId: client.client.client_id }),
-        headers: { origin: base },
-      });
-      expect(res.status).to.equal(303);
-      expect((await callMcp(mcpUrl, tokens.access_token)).status).to.equal(401);
-      expect(await (await browser.fetch('/account')).text()).to.include('No assistant is connected');
+    it('refuses a consent answer another site made the browser post (its Origin), before reading it', async () => {
+      const { client, browser } = await signedInClient();
+      const request = await authorizationRequest(client, ['files:read']);
+      let res = await browser.fetch(request.url);
+      while (res.status >= 300 && res.status < 400) res = await browser.fetch(new URL(res.headers.get('location')!, base).href);
+      const action = /<form[^>]* action="([^"]+)"[^>]* id="consent-form"/.exec(await res.text())?.[1];
+      expect(action).to.be.a('string');
+      const forged = await browser.fetch(action!, { method: 'POST', body: new URLSearchParams({ decision: 'allow', scope: 'files:read' }), headers: { origin: 'https://evil.example' } });
+      expect(forged.status).to.equal(403);
+      expect(forged.headers.get('location')).to.equal(null);
     });
   });
 

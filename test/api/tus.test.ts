@@ -160,7 +160,7 @@ describe('resumable uploads (tus) with tus-js-client', function () {
       expect(created.headers.get('access-control-allow-origin')).to.equal('*');
       expect(exposed(created)).to.include.members(['location', 'upload-offset', 'x-hosted-url']);
       const location = new URL(created.headers.get('location')!, endpoint).href;
-      const patched = await fetch(location, { method: 'PATCH', headers: { ...headers, 'Upload-Offset': '0', 'Content-Type': 'application/offset+octet-stream' }, body: bytes });
+      const patched = await fetch(location, { method: 'PATCH', headers: { ...headers, 'Upload-Offset': '0', 'Content-Type': 'application/offset+octet-stream' }, body: new Uint8Array(bytes) });
       expect(patched.status).to.equal(204);
       expect(patched.headers.get('access-control-allow-origin')).to.equal('*');
       expect(exposed(patched)).to.include.members(['upload-offset', 'x-hosted-url']);

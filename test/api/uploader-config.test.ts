@@ -57,7 +57,7 @@ describe('GET /api/user/uploader-config', () => {
   /** What ShareX does with a custom uploader: the multipart POST it describes, then its URL templates on the answer. */
   async function uploadAsShareX(config: ShareXConfig, bytes: Buffer): Promise<ShareXResult> {
     const form = new FormData();
-    form.append(config.FileFormName, new Blob([bytes]), 'screenshot.png');
+    form.append(config.FileFormName, new Blob([new Uint8Array(bytes)]), 'screenshot.png');
     const res = await fetch(config.RequestURL, { method: config.RequestMethod, headers: config.Headers, body: form });
     const answer: unknown = await res.json();
     return res.ok
@@ -284,18 +284,16 @@ describe('GET /api/user/uploader-config', () => {
     });
   });
 
-  describe('on the account page', () => {
-    it('links the three configs, which download under the signed-in session cookie', async () => {
+  describe('under the site session', () => {
+    it('downloads the configs the dashboard settings link, with the account key inside', async () => {
       const alice = await env.createAccount();
       const { token } = await env.container.services.sessions.create(alice.id, null);
       const cookie = `${SESSION_COOKIE}=${token}`;
-      const page = await env.api.get('/account', { headers: { cookie } });
-      expect(page.status).to.equal(200);
-      const links = [...page.text.matchAll(/href="(\/api\/user\/uploader-config\?[^"]+)"/g)].map((m) => m[1]!);
-      expect(links).to.deep.equal(['/api/user/uploader-config?tool=sharex', '/api/user/uploader-config?tool=flameshot', '/api/user/uploader-config?tool=curl']);
-      const sxcu = await env.api.get(links[0]!, { headers: { cookie } });
-      expect(sxcu.status).to.equal(200);
-      expect(JSON.parse(sxcu.text).Headers).to.deep.equal({ 'x-api-key': alice.apiKey });
+      for (const tool of ['sharex', 'flameshot', 'curl']) {
+        const res = await env.api.get(`/api/user/uploader-config?tool=${tool}`, { headers: { cookie } });
+        expect(res.status, tool).to.equal(200);
+        expect(res.text, tool).to.include(alice.apiKey);
+      }
     });
   });
 });

@@ -209,7 +209,7 @@ describe('dashboard: the account pages in a real browser', function () {
 
       // Someone drops a file: the page hears it from the notification stream.
       const form = new FormData();
-      form.append('file', new Blob([pngBytes(200, 3)]), 'contract.png');
+      form.append('file', new Blob([new Uint8Array(pngBytes(200, 3))]), 'contract.png');
       const dropped = await fetch(link.url.replace(env.container.config.siteUrl, env.web.url), { method: 'POST', body: form, headers: { accept: 'application/json' } });
       expect(dropped.status).to.equal(200);
       await waitForText(first, 'File received');

@@ -25,26 +25,44 @@ describe('website in a real browser', function () {
     await env.close();
   });
 
-  it('signs in through the page (captcha solved in the browser) and shows the account', async () => {
+  it('signs in through the page (captcha solved in the browser), lands on the dashboard and signs out from its header', async () => {
     const alice = await env.createAccount({ password: 'alice-in-browser' });
     const page = await browser.newPage();
     await page.goto(`${site}/login`);
-    await page.fill('#username', alice.username);
-    await page.fill('#password', 'alice-in-browser');
-    await page.click('button[type=submit]');
-    await page.waitForURL(`${site}/account`);
-    expect(await page.textContent('#api-key')).to.equal(alice.apiKey);
-    expect(await page.textContent('h1')).to.equal(alice.username);
+    await page.getByLabel('Username').fill(alice.username);
+    await page.getByLabel('Password').fill('alice-in-browser');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${site}/dashboard`);
+    await page.getByRole('navigation', { name: 'Dashboard' }).waitFor();
+    expect(await page.content()).to.not.contain(alice.apiKey);
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(`${site}/`);
+    expect((await page.context().cookies()).map((c) => c.name)).to.not.include(SESSION_COOKIE);
+    expect((await page.goto(`${site}/dashboard`))!.url()).to.equal(`${site}/login?next=%2Fdashboard`);
     await page.close();
+  });
+
+  it('returns to the page that sent the visitor to sign in (next), never to another site', async () => {
+    const dan = await env.createAccount({ password: 'dan-in-browser' });
+    const page = await browser.newPage();
+    await page.goto(`${site}/login?next=${encodeURIComponent('/dashboard/settings')}`);
+    await page.getByLabel('Username').fill(dan.username);
+    await page.getByLabel('Password').fill('dan-in-browser');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${site}/dashboard/settings`);
+    await page.close();
+    const outside = await env.api.get(`/login?next=${encodeURIComponent('//evil.example/x')}`);
+    expect(outside.text).to.include('data-next="/dashboard"');
   });
 
   it('shows the error of a wrong password on the page', async () => {
     const bob = await env.createAccount({ password: 'bob-in-browser' });
     const page = await browser.newPage();
     await page.goto(`${site}/login`);
-    await page.fill('#username', bob.username);
-    await page.fill('#password', 'wrong');
-    await page.click('button[type=submit]');
+    await page.getByLabel('Username').fill(bob.username);
+    await page.getByLabel('Password').fill('wrong');
+    await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForSelector('.status.error');
     expect(await page.textContent('.status')).to.equal('Invalid username or password');
     await page.close();

@@ -24,9 +24,9 @@ export async function upload(env: TestEnv, options: UploadOptions = {}): Promise
   const form = new FormData();
   for (const [name, value] of Object.entries(options.fields ?? {})) form.append(name, value);
   if (options.bytes !== undefined) {
-    form.append(options.field ?? 'file', new Blob([options.bytes]), options.name ?? 'picture.png');
+    form.append(options.field ?? 'file', new Blob([new Uint8Array(options.bytes)]), options.name ?? 'picture.png');
   }
-  for (const [field, bytes, name] of options.extraFiles ?? []) form.append(field, new Blob([bytes]), name);
+  for (const [field, bytes, name] of options.extraFiles ?? []) form.append(field, new Blob([new Uint8Array(bytes)]), name);
   return env.api.post(`/api/upload${options.json ? '?format=json' : ''}`, {
     ...(options.key !== undefined ? { key: options.key } : {}),
     body: form,

@@ -199,7 +199,7 @@ describe('moderation in the upload pipeline', function () {
     expect((await getWithHost(url)).status).to.equal(451);
     vision.state.answer = 'down';
     const form = new FormData();
-    form.append('file', new Blob([pngBytes(1800, 98)]), 'v2.png');
+    form.append('file', new Blob([new Uint8Array(pngBytes(1800, 98))]), 'v2.png');
     expect((await env.api.patch(`/api/user/images/${row.filename}/replace`, { key: alice.apiKey, body: form })).status).to.equal(200);
     expect((await getWithHost(url)).status).to.equal(451);
     // Still blocked, so still on the administrators' list, though its new content has no verdict yet.
@@ -217,7 +217,7 @@ describe('moderation in the upload pipeline', function () {
     const { alice, url, row } = await uploadAndJudge('allow');
     vision.state.answer = 'hard_block';
     const form = new FormData();
-    form.append('file', new Blob([pngBytes(2000, 99)]), 'v2.png');
+    form.append('file', new Blob([new Uint8Array(pngBytes(2000, 99))]), 'v2.png');
     expect((await env.api.patch(`/api/user/images/${row.filename}/replace`, { key: alice.apiKey, body: form })).status).to.equal(200);
     await eventually(async () => (await env.container.db.select().from(files).where(eq(files.id, row.id)))[0]!.quarantined);
     expect((await getWithHost(url)).status).to.equal(451);
@@ -250,7 +250,7 @@ describe('moderation: holding files until their verdict', function () {
       // New content is unjudged again: held until its own verdict.
       vision.state.answer = 'down';
       const form = new FormData();
-      form.append('file', new Blob([pngBytes(1200, 5)]), 'v2.png');
+      form.append('file', new Blob([new Uint8Array(pngBytes(1200, 5))]), 'v2.png');
       const replaced = await env.api.patch(`/api/user/images/${row!.filename}/replace`, { key: alice.apiKey, body: form });
       expect(replaced.status).to.equal(200);
       expect((await getWithHost(res.body.data.url)).status).to.equal(451);

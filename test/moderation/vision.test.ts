@@ -38,7 +38,7 @@ describe('moderation service', function () {
 
   const post = async (route: string, bytes: Buffer, name = 'upload.bin') => {
     const form = new FormData();
-    form.append('file', new Blob([bytes]), name);
+    form.append('file', new Blob([new Uint8Array(bytes)]), name);
     const res = await fetch(`${vision.url}${route}`, { method: 'POST', body: form });
     return { status: res.status, body: (await res.json()) as any };
   };

@@ -98,7 +98,7 @@ const processState = async (pid: number) => (await readFile(`/proc/${pid}/stat`,
 function uploadVia(web: Web, apiKey: string, fields: Record<string, string> = {}): Promise<ApiResponse> {
   const form = new FormData();
   for (const [name, value] of Object.entries(fields)) form.append(name, value);
-  form.append('file', new Blob([pngBytes(2000, randomBytes(1).readUInt8())]), 'picture.png');
+  form.append('file', new Blob([new Uint8Array(pngBytes(2000, randomBytes(1).readUInt8()))]), 'picture.png');
   return web.api.post('/api/upload?format=json', { key: apiKey, body: form });
 }
 
@@ -316,7 +316,7 @@ describe('Reliability under faults: real processes, engines that stop (issue 23)
         await redis.stop();
 
         const form = new FormData();
-        form.append('file', new Blob([pngBytes(30_000)]), 'down.png');
+        form.append('file', new Blob([new Uint8Array(pngBytes(30_000))]), 'down.png');
         const res = await timed(() =>
           fetch(`${webA.api.baseUrl}/api/upload?format=json`, { method: 'POST', headers: { 'x-api-key': alice.apiKey }, body: form, signal: AbortSignal.timeout(10_000) }),
         );

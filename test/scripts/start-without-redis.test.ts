@@ -68,7 +68,7 @@ describe('web and worker processes started while Redis is down (issue 37)', func
 
   const upload = (api: ApiClient) => {
     const form = new FormData();
-    form.append('file', new Blob([pngBytes(2000)]), 'early.png');
+    form.append('file', new Blob([new Uint8Array(pngBytes(2000))]), 'early.png');
     return api.post('/api/upload?format=json', { key: apiKey, body: form });
   };
   const objectFiles = async () => {
@@ -140,7 +140,7 @@ describe('web and worker processes started while Redis is down (issue 37)', func
     const media = makeTestMedia();
     const post = (route: string, name: string) => {
       const form = new FormData();
-      form.append('file', new Blob([media.read(name)]), name);
+      form.append('file', new Blob([new Uint8Array(media.read(name))]), name);
       return fetch(`http://127.0.0.1:${visionPort}${route}`, { method: 'POST', body: form });
     };
     // The synchronous check needs no Redis.

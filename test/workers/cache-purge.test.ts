@@ -89,7 +89,7 @@ describe('cache purge across web processes and at the CDN', () => {
     const { url, filename } = res.body.data as { url: string; filename: string };
     const before = await viaSecond(url);
     const form = new FormData();
-    form.append('file', new Blob([pngBytes(1200, 2)]), 'v2.png');
+    form.append('file', new Blob([new Uint8Array(pngBytes(1200, 2))]), 'v2.png');
     expect((await env.api.patch(`/api/user/images/${filename}/replace`, { key: alice.apiKey, body: form })).status).to.equal(200);
     expect((await viaSecond(url)).body.equals(pngBytes(1200, 2))).to.equal(true);
     expect((await viaSecond(url)).headers.etag).not.to.equal(before.headers.etag);

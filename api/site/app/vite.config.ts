@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 
-// The dashboard and the public upload page: two entries, hashed file names, and a manifest the web
+// The dashboard, the public upload page and the server-rendered pages' script: three entries, hashed file names, and a manifest the web
 // process reads to link them (scripts/build.mjs passes --outDir; the web serves it under /app/).
 export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),
@@ -17,6 +17,7 @@ export default defineConfig({
       input: {
         dashboard: fileURLToPath(new URL('src/dashboard.tsx', import.meta.url)),
         upload: fileURLToPath(new URL('src/upload-page.tsx', import.meta.url)),
+        site: fileURLToPath(new URL('src/site.tsx', import.meta.url)),
       },
     },
   },

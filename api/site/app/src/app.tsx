@@ -1,16 +1,20 @@
+import { ChartColumn, FolderOpen, Inbox, Settings } from 'lucide';
+import { Icon } from '../../views/icon.js';
+import { SiteHeader } from '../../views/site-header.js';
 import { DropsPage } from './drops/drops-page.js';
 import { FilePage } from './files/file-page.js';
 import { FilesPage } from './files/files-page.js';
 import { NotificationBell } from './notifications/bell.js';
 import { PollsPage } from './polls/polls-page.js';
 import { onLinkClick, useLocation } from './router.js';
+import { session } from './session.js';
 import { SettingsPage } from './settings/settings-page.js';
 
 const NAV = [
-  { href: '/dashboard', label: 'Files' },
-  { href: '/dashboard/drops', label: 'Drop links' },
-  { href: '/dashboard/polls', label: 'Polls' },
-  { href: '/dashboard/settings', label: 'Settings' },
+  { href: '/dashboard', label: 'Files', icon: FolderOpen },
+  { href: '/dashboard/drops', label: 'Drop links', icon: Inbox },
+  { href: '/dashboard/polls', label: 'Polls', icon: ChartColumn },
+  { href: '/dashboard/settings', label: 'Settings', icon: Settings },
 ];
 
 /** The signed-in app: header with navigation and the bell, then the page for the path. */
@@ -29,19 +33,21 @@ export function App() {
       <a class="skip" href="#content">
         Skip to content
       </a>
-      <header class="app-head">
-        <a href="/" class="brand">
-          Hosted Files
-        </a>
-        <nav aria-label="Dashboard">
-          {NAV.map((item) => (
-            <a key={item.href} href={item.href} onClick={onLinkClick} aria-current={current === item.href ? 'page' : undefined}>
-              {item.label}
-            </a>
-          ))}
-        </nav>
-        <NotificationBell />
-      </header>
+      <SiteHeader
+        account={session()}
+        back={path}
+        nav={
+          <nav aria-label="Dashboard" class="sections">
+            {NAV.map((item) => (
+              <a key={item.href} href={item.href} onClick={onLinkClick} aria-current={current === item.href ? 'page' : undefined}>
+                <Icon icon={item.icon} />
+                {item.label}
+              </a>
+            ))}
+          </nav>
+        }
+        extra={<NotificationBell />}
+      />
       <main id="content" class="app-main">
         {page}
       </main>

@@ -1,0 +1,76 @@
+import type { ComponentChildren } from 'preact';
+import { Images, LogOut, Moon, Sun } from 'lucide';
+import { Icon } from './icon.js';
+
+/**
+ * Two forms that work without script (the server sets the cookie and sends the visitor back); with
+ * script, site.tsx and the app switch in place. CSS shows the one that leads away from the theme in use.
+ */
+export function ThemeSwitch({ back }: { back: string }) {
+  return (
+    <>
+      <form method="post" action="/theme" class="theme-switch theme-to-dark" data-theme-switch>
+        <input type="hidden" name="theme" value="dark" />
+        <input type="hidden" name="back" value={back} />
+        <button type="submit" class="ghost icon-only" aria-label="Use the dark theme" title="Dark theme">
+          <Icon icon={Moon} />
+        </button>
+      </form>
+      <form method="post" action="/theme" class="theme-switch theme-to-light" data-theme-switch>
+        <input type="hidden" name="theme" value="light" />
+        <input type="hidden" name="back" value={back} />
+        <button type="submit" class="ghost icon-only" aria-label="Use the light theme" title="Light theme">
+          <Icon icon={Sun} />
+        </button>
+      </form>
+    </>
+  );
+}
+
+/**
+ * Every page's header, the dashboard's too: the brand, then `nav` (the dashboard's sections), then
+ * `extra` (the notification bell), the theme switch and the account's way in or out.
+ */
+export function SiteHeader({
+  account,
+  back,
+  nav,
+  extra,
+}: {
+  account: { username: string } | null;
+  /** the path the theme switch returns to without script */
+  back: string;
+  nav?: ComponentChildren;
+  extra?: ComponentChildren;
+}) {
+  return (
+    <header class="site-head">
+      <a href={account ? '/dashboard' : '/'} class="brand">
+        <span class="brand-mark">
+          <Icon icon={Images} size={20} />
+        </span>
+        Hosted Files
+      </a>
+      {nav}
+      <div class="head-actions">
+        {extra}
+        <ThemeSwitch back={back} />
+        {account ? (
+          <form method="post" action="/logout" class="sign-out">
+            <button type="submit" class="ghost" title={`Signed in as ${account.username}`}>
+              <Icon icon={LogOut} />
+              <span>Sign out</span>
+            </button>
+          </form>
+        ) : (
+          <nav aria-label="Account" class="head-links">
+            <a href="/login">Sign in</a>
+            <a href="/register" class="button primary">
+              Create account
+            </a>
+          </nav>
+        )}
+      </div>
+    </header>
+  );
+}
