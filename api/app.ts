@@ -37,7 +37,9 @@ import { WebMetrics } from './web-metrics.js';
  */
 export async function createApp(container: Container, hub: NotificationHub, subscriber: Redis) {
   const { config, services, urls } = container;
-  const provider = await createOAuthProvider({ config, store: services.authorizationStore, logger: container.logger });
+  const bundle = new AppBundle();
+  const sitePages = new SitePages(container, bundle);
+  const provider = await createOAuthProvider({ config, store: services.authorizationStore, logger: container.logger, pages: sitePages });
   const tokens = new AccessTokenVerifier(provider, mcpResourceOf(config.baseUrl), services.connections);
   const mcp = mcpRoutes(tokens, config, {
     services,
@@ -52,10 +54,8 @@ export async function createApp(container: Container, hub: NotificationHub, subs
   app.silent = true;
 
   const api = apiRouter(container, hub);
-  const bundle = new AppBundle();
-  const sitePages = new SitePages(container, bundle);
   const pages = pagesRoutes(container, sitePages, bundle);
-  const drops = dropRoutes(container);
+  const drops = dropRoutes(container, sitePages);
   const metrics = new WebMetrics(container.jobs, container.health);
   const recorder = new RequestRecorder(container.logger, metrics);
   const headers = new FileHeaderCache(container.config.cacheControlPublic);
@@ -74,12 +74,12 @@ export async function createApp(container: Container, hub: NotificationHub, subs
   // Forms: the consent page and the account page's buttons.
   app.use(parseBodies({ jsonLimit: 1024 * 1024, formLimit: 64 * 1024 }));
   app.use(api.routes());
-  app.use(interactionRoutes(provider, container).routes());
+  app.use(interactionRoutes(provider, container, sitePages).routes());
   app.use(pages.routes());
-  app.use(albumPagesRoutes(container).routes());
+  app.use(albumPagesRoutes(container, sitePages).routes());
   app.use(thumbnailRoutes(container).routes());
   app.use(drops.routes());
-  app.use(shareLinkRoutes(container, headers).routes());
+  app.use(shareLinkRoutes(container, headers, sitePages).routes());
   app.use(notFound);
 
   const hot = hotFileResponder({ hosted: services.hosted, urls, headers, recorder, serving: config.serving, trustProxy: config.trustProxy });

@@ -1,4 +1,5 @@
 import { Router } from '@koa/router';
+import { h } from 'preact';
 import type Provider from 'oidc-provider';
 import type { InteractionResults } from 'oidc-provider';
 import { AppError } from '../../shared/errors.js';
@@ -6,9 +7,9 @@ import { MCP_SCOPES, mcpResourceOf, mcpScopesIn } from '../../shared/services/as
 import { siteAccountOf } from '../middleware/auth.middleware.js';
 import type { RouteDeps } from '../routes/route-deps.js';
 import { refuseCrossSite } from '../middleware/cross-site.guard.js';
-import { renderPage } from '../site/pages/render-page.js';
+import type { SitePages } from '../site/pages/site-pages.js';
+import { ConsentPage, InteractionErrorPage } from '../site/views/consent-page.js';
 import type { AppContext, AppState } from '../state.js';
-import { consentPage, interactionErrorPage } from './consent.page.js';
 import { INTERACTION_PATH, LOOPBACK_HOSTS } from './provider.js';
 
 type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
@@ -18,7 +19,7 @@ type Client = NonNullable<Awaited<ReturnType<Provider['Client']['find']>>>;
  * The authorization server's pages: sign-in (through the site's own, which returns here) and
  * consent. The provider's interaction cookie binds each step to the browser that started it.
  */
-export function interactionRoutes(provider: Provider, { services, config }: RouteDeps) {
+export function interactionRoutes(provider: Provider, { services, config }: RouteDeps, pages: SitePages) {
   const router = new Router<AppState>({ prefix: INTERACTION_PATH });
   const resource = mcpResourceOf(config.baseUrl);
 
@@ -34,8 +35,8 @@ export function interactionRoutes(provider: Provider, { services, config }: Rout
       const status = (err as { status?: unknown }).status;
       if (typeof status !== 'number' || status >= 500) throw err;
     }
-    ctx.status = 400;
-    renderPage(ctx, { title: 'Sign-in expired', body: interactionErrorPage('This sign-in has expired or was opened in another browser.') });
+    const message = 'This sign-in has expired or was opened in another browser.';
+    await pages.render(ctx, { title: 'Sign-in expired', status: 400, view: (frame) => h(InteractionErrorPage, { frame, message }) });
     return undefined;
   };
 
@@ -47,25 +48,22 @@ export function interactionRoutes(provider: Provider, { services, config }: Rout
     const client = await provider.Client.find(String(interaction.params.client_id));
     if (!client) throw AppError.notFound('Unknown client');
     if (account.status !== 'active') {
-      return renderPage(ctx, { title: 'Connect an app', body: interactionErrorPage('This account is banned and cannot connect apps.'), signedIn: true });
+      const message = 'This account is banned and cannot connect apps.';
+      return pages.render(ctx, { title: 'Connect an app', view: (frame) => h(InteractionErrorPage, { frame, message }) });
     }
     const redirect = new URL(redirectUriOf(interaction, client));
-    renderPage(ctx, {
-      title: 'Connect an app',
-      signedIn: true,
-      formTargets: [formTargetOf(redirect)],
-      body: consentPage({
-        action: ctx.path,
-        username: account.username,
-        clientName: client.clientName ?? client.clientId,
-        clientHost: clientHostOf(client),
-        verified: isMetadataDocumentClient(client),
-        logoUri: client.logoUri ?? null,
-        redirectHost: redirect.protocol.startsWith('http') ? redirect.host : `${redirect.protocol}//`,
-        redirectIsLocal: LOOPBACK_HOSTS.has(redirect.hostname),
-        scopes: mcpScopesIn(String(interaction.params.scope ?? '')).map((name) => ({ name, words: MCP_SCOPES[name] })),
-      }),
-    });
+    const view = {
+      action: ctx.path,
+      username: account.username,
+      clientName: client.clientName ?? client.clientId,
+      clientHost: clientHostOf(client),
+      verified: isMetadataDocumentClient(client),
+      logoUri: client.logoUri ?? null,
+      redirectHost: redirect.protocol.startsWith('http') ? redirect.host : `${redirect.protocol}//`,
+      redirectIsLocal: LOOPBACK_HOSTS.has(redirect.hostname),
+      scopes: mcpScopesIn(String(interaction.params.scope ?? '')).map((name) => ({ name, words: MCP_SCOPES[name] })),
+    };
+    await pages.render(ctx, { title: 'Connect an app', formTargets: [formTargetOf(redirect)], view: (frame) => h(ConsentPage, { frame, view }) });
   });
 
   router.post('/:uid', async (ctx) => {

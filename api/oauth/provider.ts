@@ -8,8 +8,10 @@ import { safeFetch } from '../../shared/net/safe-fetch.js';
 import { onEndOfLifeNode } from '../../shared/node-runtime.js';
 import type { AuthorizationStore } from '../../shared/services/assistants/authorization-store.js';
 import { MCP_SCOPE_NAMES, mcpResourceOf } from '../../shared/services/assistants/oauth-scopes.js';
-import { layout } from '../site/pages/html.js';
-import { interactionErrorPage } from './consent.page.js';
+import { h, type JSX } from 'preact';
+import { InteractionErrorPage } from '../site/views/consent-page.js';
+import type { PageFrame } from '../site/views/page.js';
+import type { AppContext } from '../state.js';
 
 /** Where the authorization server's own endpoints live (its metadata stays under /.well-known). */
 export const OAUTH_PREFIX = '/oauth';
@@ -27,6 +29,8 @@ export interface OAuthProviderDeps {
   config: Pick<Config, 'baseUrl' | 'urlFetch'>;
   store: AuthorizationStore;
   logger: Logger;
+  /** SitePages (named by shape: it depends on this module's paths), so the provider's error pages are the site's */
+  pages: { render(ctx: AppContext, page: { title: string; view: (frame: PageFrame) => JSX.Element }): Promise<void> };
 }
 
 /**
@@ -52,7 +56,7 @@ async function importOidcProvider(logger: Logger): Promise<typeof import('oidc-p
  * sealed ES256 key, public clients by metadata document or registration, PKCE S256 always, opaque
  * tokens for `{BASE_URL}/mcp` only, rotating refresh tokens.
  */
-export async function createOAuthProvider({ config, store, logger }: OAuthProviderDeps): Promise<Provider> {
+export async function createOAuthProvider({ config, store, logger, pages }: OAuthProviderDeps): Promise<Provider> {
   const { default: Provider, errors } = await importOidcProvider(logger);
   const resource = mcpResourceOf(config.baseUrl);
   const signingKey = await store.signingKey();
@@ -129,8 +133,9 @@ export async function createOAuthProvider({ config, store, logger }: OAuthProvid
     } as Configuration['features'],
     fetch: metadataDocumentFetch(config.urlFetch.allowedOrigins),
     async renderError(ctx, out) {
-      ctx.type = 'text/html; charset=utf-8';
-      ctx.body = layout('Sign-in error', interactionErrorPage(out.error_description ?? out.error));
+      const message = out.error_description ?? out.error;
+      // The provider's context is a Koa context as the site's is; it keeps the status it set.
+      await pages.render(ctx as unknown as AppContext, { title: 'Sign-in error', view: (frame) => h(InteractionErrorPage, { frame, message }) });
     },
   };
   const provider = new Provider(config.baseUrl, configuration);

@@ -1,28 +1,28 @@
 import { Router } from '@koa/router';
 import contentDisposition from 'content-disposition';
+import { h } from 'preact';
 import { validate } from '../../shared/validation.js';
 import { albumQuerySchema } from '../routes/album.routes.js';
 import type { RouteDeps } from '../routes/route-deps.js';
 import type { AppState } from '../state.js';
-import { ALBUM_CSS, albumDocument } from './pages/album.js';
-import { staticAsset } from './static-asset.js';
-
-// No script at all; images come from the files' own hosts (personal subdomains, custom domains).
-const ALBUM_CSP = "default-src 'none'; img-src 'self' http: https:; style-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+import { AlbumHead } from './pages/embed-tags.js';
+import type { SitePages } from './pages/site-pages.js';
+import { AlbumPage } from './views/album-page.js';
 
 /** Shared albums on the website: the page (`?page=`) and the zip of every listed file. */
-export function albumPagesRoutes({ services, config }: RouteDeps) {
+export function albumPagesRoutes({ services, config }: RouteDeps, pages: SitePages) {
   const router = new Router<AppState>();
 
   router.get('/album/:shareId', async (ctx) => {
     const { page } = validate(albumQuerySchema, ctx.query);
     const album = await services.albums.page(ctx.params.shareId!, page);
-    ctx.set('Content-Security-Policy', ALBUM_CSP);
-    ctx.set('X-Frame-Options', 'DENY');
-    // Unsharing must end the album at once, so no copy may be kept.
-    ctx.set('Cache-Control', 'no-store');
-    ctx.type = 'text/html; charset=utf-8';
-    ctx.body = albumDocument(album, await services.embeds.coverOf(album), config.baseUrl);
+    const cover = await services.embeds.coverOf(album);
+    // SitePages never lets a copy be kept: unsharing must end the album at once.
+    await pages.render(ctx, {
+      title: album.name,
+      head: h(AlbumHead, { album, cover, baseUrl: config.baseUrl }),
+      view: (frame) => h(AlbumPage, { frame, album, countsViews: false }),
+    });
   });
 
   router.get('/album/:shareId/download', async (ctx) => {
@@ -34,8 +34,6 @@ export function albumPagesRoutes({ services, config }: RouteDeps) {
     // After the body: Koa drops the length when a stream is set.
     if (zip.size !== undefined) ctx.length = zip.size;
   });
-
-  staticAsset(router, '/assets/album.css', 'text/css', ALBUM_CSS);
 
   return router;
 }

@@ -11,7 +11,7 @@ import { RegisterPage, SignInPage } from './views/auth-pages.js';
 import { HomePage } from './views/home-page.js';
 import { THEME_COOKIE, themeOf } from './views/theme.js';
 import type { AppBundle } from './app-bundle.js';
-import { FAVICON_SVG, SITE_CSS, SITE_JS } from './pages/assets.js';
+import { FAVICON_SVG } from './pages/assets.js';
 import { escapeHtml } from './pages/html.js';
 import { pageCsp, type SitePages } from './pages/site-pages.js';
 import { staticAsset } from './static-asset.js';
@@ -89,9 +89,6 @@ ${bundle.headFor('dashboard')}
   });
 
   staticAsset(router, '/assets/favicon.svg', 'image/svg+xml', FAVICON_SVG);
-  // The old layout's, until the drop, album, share and consent pages are SitePages too.
-  staticAsset(router, '/assets/site.css', 'text/css', SITE_CSS);
-  staticAsset(router, '/assets/site.js', 'application/javascript', SITE_JS);
 
   return router;
 }

@@ -1,5 +1,6 @@
 import { Router } from '@koa/router';
 import contentDisposition from 'content-disposition';
+import { h } from 'preact';
 import { z } from 'zod';
 import { isAppError } from '../../shared/errors.js';
 import type { OpenShareLink } from '../../shared/services/folders/share-link.service.js';
@@ -8,8 +9,10 @@ import { albumQuerySchema } from '../routes/album.routes.js';
 import type { RouteDeps } from '../routes/route-deps.js';
 import type { AppContext, AppState } from '../state.js';
 import { type FileHeaderCache, fileSender } from './file-response.js';
-import { sharePage, type SharePageView } from './pages/share.page.js';
-import { renderPage } from './pages/render-page.js';
+import { AlbumHead } from './pages/embed-tags.js';
+import type { SitePage, SitePages } from './pages/site-pages.js';
+import { AlbumPage } from './views/album-page.js';
+import { SharePasswordPage } from './views/share-password-page.js';
 
 const PASS_COOKIE = 'share_pass';
 const PASSWORD_HEADER = 'x-share-password';
@@ -17,22 +20,22 @@ const passwordForm = z.object({ password: z.string().max(128).default('') });
 
 const wantsPage = (ctx: AppContext) => ctx.accepts(['json', 'html']) === 'html';
 
-function answerPage(ctx: AppContext, status: number, view: SharePageView) {
-  ctx.status = status;
-  renderPage(ctx, sharePage(view));
-  // The token is a capability: never pass it on in a Referer.
-  ctx.set('Referrer-Policy', 'no-referrer');
-}
 
 /**
  * Share links at {SITE_URL}/l/{token}: a file link serves the file; a folder link an album of the
  * folder's files (private ones included), each at /f/{filename}, and their zip at /download.
  */
-export function shareLinkRoutes({ services, urls, config }: RouteDeps, headers: FileHeaderCache) {
+export function shareLinkRoutes({ services, urls, config }: RouteDeps, headers: FileHeaderCache, pages: SitePages) {
   const send = fileSender(services.hosted, urls, headers, config.serving);
   const links = services.shareLinks;
   const router = new Router<AppState>({ prefix: '/l/:token' });
   const pathOf = (ctx: AppContext) => `/l/${encodeURIComponent(ctx.params.token!)}`;
+
+  const show = (ctx: AppContext, page: SitePage) => {
+    // The token is a capability: never pass it on in a Referer.
+    ctx.set('Referrer-Policy', 'no-referrer');
+    return pages.render(ctx, page);
+  };
 
   /** The link if the visitor may see it; undefined once the password page has answered instead. */
   async function opened(ctx: AppContext, password = ctx.get(PASSWORD_HEADER) || undefined): Promise<OpenShareLink | undefined> {
@@ -43,7 +46,8 @@ export function shareLinkRoutes({ services, urls, config }: RouteDeps, headers: 
     } catch (err) {
       if (!isAppError(err) || !(err.status === 401 || err.status === 429) || !wantsPage(ctx)) throw err;
       if (typeof err.extra.retryAfter === 'number') ctx.set('Retry-After', String(Math.ceil(err.extra.retryAfter)));
-      answerPage(ctx, err.status, { kind: 'password', action: pathOf(ctx), ...(err.code === 'password_required' ? {} : { error: err.message }) });
+      const error = err.code === 'password_required' ? undefined : err.message;
+      await show(ctx, { title: 'Password needed', status: err.status, view: (frame) => h(SharePasswordPage, { frame, action: pathOf(ctx), error }) });
       return undefined;
     }
   }
@@ -58,8 +62,9 @@ export function shareLinkRoutes({ services, urls, config }: RouteDeps, headers: 
     if (ctx.method === 'GET') await links.countView(link);
     const album = await links.page(link, page);
     // A password link's name and images are for those who gave it: no link preview, even once opened.
-    const preview = link.hasPassword ? undefined : { image: await services.embeds.coverOf(album), baseUrl: config.baseUrl };
-    answerPage(ctx, 200, { kind: 'album', album, preview });
+    const head = link.hasPassword ? null : h(AlbumHead, { album, cover: await services.embeds.coverOf(album), baseUrl: config.baseUrl });
+    // The page never loads the files themselves (each load under the link counts a view): thumbnails only.
+    await show(ctx, { title: album.name, head, view: (frame) => h(AlbumPage, { frame, album, countsViews: true }) });
   });
 
   // The password form: the right one sets the link's cookie (an HMAC of its id) and goes back.

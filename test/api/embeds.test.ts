@@ -43,11 +43,11 @@ describe('embeds', () => {
 
   /** A page's link-preview tags: its preview image with that image's size, the large card, the oEmbed link. */
   function expectPreviewTags(page: string, pageUrl: string, image: { url: string; width: number; height: number }) {
-    expect(page).to.include('<meta property="og:type" content="website">');
-    expect(page).to.include(`<meta property="og:image" content="${image.url}">`);
-    expect(page).to.include(`<meta property="og:image:width" content="${image.width}">`);
-    expect(page).to.include(`<meta property="og:image:height" content="${image.height}">`);
-    expect(page).to.include('<meta name="twitter:card" content="summary_large_image">');
+    expect(page).to.include('<meta property="og:type" content="website"/>');
+    expect(page).to.include(`<meta property="og:image" content="${image.url}"/>`);
+    expect(page).to.include(`<meta property="og:image:width" content="${image.width}"/>`);
+    expect(page).to.include(`<meta property="og:image:height" content="${image.height}"/>`);
+    expect(page).to.include('<meta name="twitter:card" content="summary_large_image"/>');
     expect(page).to.include(`<link rel="alternate" type="application/json+oembed" href="${base}/api/oembed?url=${encodeURIComponent(pageUrl)}"`);
   }
 
@@ -235,7 +235,7 @@ describe('embeds', () => {
       const { folderId, previewUrl } = await folderWithCover(alice);
       const open = await shareLink(alice, { folderId });
       const page = await (await fetch(open.url, { headers: { accept: 'text/html' } })).text();
-      expect(page).to.match(/<meta property="og:title" content="Shared [0-9a-f]{6}">/);
+      expect(page).to.match(/<meta property="og:title" content="Shared [0-9a-f]{6}"\/>/);
       expectPreviewTags(page, open.url, { url: previewUrl, width: 1280, height: 960 });
 
       const locked = await shareLink(alice, { folderId, password: 'correct horse' });
@@ -274,7 +274,7 @@ describe('embeds', () => {
       const page = await env.api.get(new URL(share.url).pathname);
       expect(page.status).to.equal(200);
       expect(page.text).not.to.include('og:image');
-      expect(page.text).to.include('<meta name="twitter:card" content="summary">');
+      expect(page.text).to.include('<meta name="twitter:card" content="summary"/>');
     });
   });
 
@@ -289,7 +289,8 @@ describe('embeds', () => {
       const page = (await env.api.get(new URL(share.url).pathname)).text;
       const { previewUrl } = env.container.services.thumbnails.urlsOf((await env.container.db.select().from(files).where(eq(files.id, row.id)))[0]!);
       expect(previewUrl).to.match(/^http:\/\/.+\/preview\.webp$/);
-      expect(page).to.include('<meta property="og:title" content="&lt;b&gt;Tom &amp; Jerry&#39;s&lt;/b&gt;">');
+      // Escaped as an attribute value needs (& < "), so the name can neither end the attribute nor open a tag.
+      expect(page).to.include('<meta property="og:title" content="&lt;b>Tom &amp; Jerry\'s&lt;/b>"/>');
       expectPreviewTags(page, share.url, { url: previewUrl!, width: 640, height: 1280 });
     });
   });

@@ -21,8 +21,8 @@ import { upload } from '../helpers/uploads.js';
 const PHONE = { width: 390, height: 844 };
 /** Each page's console errors (CSP reports among them), with the address of what failed. */
 const consoleErrors = new WeakMap<Page, { text: string; url: string }[]>();
-// What the API refuses a Free account (403), which the pages explain.
-const PRO_ONLY = { customDomain: '/api/user/custom-domain', folderKeys: '/api/user/folder-keys' };
+// What the API refuses a Free account (403): its pages never ask for them.
+const PRO_ONLY = ['/api/user/custom-domain', '/api/user/folder-keys'];
 
 /**
  * A page signed in as `accountId` at the site's own origin (BASE_URL): the session cookie changes
@@ -157,7 +157,7 @@ describe('dashboard: the account pages in a real browser', function () {
 
       await card.getByRole('radio', { name: 'WebP' }).check();
       await card.getByRole('button', { name: 'Vote' }).click();
-      await waitForText(card, 'Thank you: your vote is counted.');
+      await waitForText(page.locator('.toast'), 'Thank you: your vote is counted.');
       const rows = await card.locator('.poll-results li').allTextContents();
       expect(rows).to.deep.equal(['PNG1 vote · 33%', 'WebP (your vote)2 votes · 67%', 'AVIF0 votes · 0%']);
       expect(await card.locator('li.mine .bar > span').getAttribute('style')).to.match(/width:\s*67%/);
@@ -249,6 +249,10 @@ describe('dashboard: the account pages in a real browser', function () {
       const { user } = (await env.api.get('/api/user/dashboard?limit=1', { key: alice.apiKey })).body.data;
 
       const page = await openPage(browser, env, alice.id, '/dashboard/settings');
+      const proRequests: string[] = [];
+      page.on('request', (req) => PRO_ONLY.some((path) => new URL(req.url()).pathname.startsWith(path)) && proRequests.push(req.url()));
+      // Loaded again with the listener in place, so the page's first requests are seen too.
+      await page.reload();
       const uploads = page.locator('#usage-uploads');
       await uploads.waitFor();
       expect(await uploads.getAttribute('value')).to.equal(String(user.usage.todayCount));
@@ -261,15 +265,25 @@ describe('dashboard: the account pages in a real browser', function () {
 
       const style = page.getByRole('group', { name: 'Links of new uploads use' });
       expect(await style.getByRole('radio', { name: /Custom domain/ }).isDisabled()).to.equal(true);
+      // Each style's preview has the shape its links really have: short ones are /s/{code}.
+      const site = new URL(env.container.config.siteUrl);
+      expect(await style.locator('.example').allTextContents()).to.deep.equal([
+        `${site.protocol}//${alice.username}.${site.host}/x7Kp2Qa9Lm.png`,
+        `${site.origin}/s/aB3dE9k`,
+      ]);
       await style.getByRole('radio', { name: /Short URL/ }).check();
       await page.getByRole('button', { name: 'Save link style' }).click();
       await waitForText(page, 'New uploads will use short URLs; existing links are unchanged.');
       expect((await env.api.get('/api/user/subdomain', { key: alice.apiKey })).body.data.format).to.equal('short');
 
-      await waitForText(page, /Custom domains are part of the Pro plan/);
+      // What Pro adds is said once, and nothing of Pro's is asked for.
+      expect(await page.getByRole('heading', { name: 'More with Pro' }).count()).to.equal(1);
+      expect(await page.locator('.notice, .pro-notice').count()).to.equal(1);
+      expect(await page.getByRole('textbox', { name: 'Domain' }).count()).to.equal(0);
+      expect(proRequests).to.deep.equal([]);
       await expectAccessible(page, 'settings');
       await screenshot(page, 'account-settings');
-      await finish(page, [PRO_ONLY.customDomain]);
+      await finish(page);
     });
 
     it('keeps the API key hidden until Reveal, copies it, and regenerates it so the old one is refused', async () => {
@@ -310,7 +324,7 @@ describe('dashboard: the account pages in a real browser', function () {
       const stored = await webStorageOf(page);
       expect(stored).not.to.include(alice.apiKey);
       expect(stored).not.to.include(newKey);
-      await finish(page, [PRO_ONLY.customDomain]);
+      await finish(page);
     });
 
     it('lists connected assistants with what they may do, and Disconnect ends their access', async () => {
@@ -329,7 +343,7 @@ describe('dashboard: the account pages in a real browser', function () {
       await waitForText(page, 'No assistant is connected.');
       expect((await env.api.get('/api/user/connections', { key: alice.apiKey })).body.data.connections).to.deep.equal([]);
       expect((await callMcp(`${env.container.config.baseUrl}/mcp`, tokens.access_token)).status).to.equal(401);
-      await finish(page, [PRO_ONLY.customDomain]);
+      await finish(page);
     });
 
     it('works at phone width: nothing wider than the screen, accessible, the bell panel inside it', async () => {
@@ -369,28 +383,40 @@ describe('dashboard: the account pages in a real browser', function () {
       await env.api.patch(`/api/user/images/${uploaded.body.data.filename}/move`, { key: alice.apiKey, json: { folderId } });
 
       const page = await openPage(browser, env, alice.id, '/dashboard');
-      const opener = page.getByRole('button', { name: 'Settings of Holidays' });
-      await opener.click();
-      const dialog = page.getByRole('dialog', { name: 'Folder settings: Holidays' });
-      await dialog.getByRole('button', { name: 'Make default upload folder' }).click();
-      await waitForText(dialog, 'This is your default upload folder');
-      expect((await env.api.get('/api/auth/me', { key: alice.apiKey })).body.data.user.defaultUploadFolderId).to.equal(folderId);
+      const menu = page.getByRole('button', { name: 'Folder actions: Holidays' });
+      const open = async (item: 'Settings' | 'Share') => {
+        await menu.click();
+        await page.getByRole('menuitem', { name: item }).click();
+      };
 
-      await dialog.getByRole('button', { name: 'Share as album' }).click();
-      const albumLink = dialog.getByRole('textbox', { name: 'Album link' });
+      // Share: an album that opens.
+      await open('Share');
+      const sharing = page.getByRole('dialog', { name: 'Share folder: Holidays' });
+      await sharing.getByRole('button', { name: 'Share as album' }).click();
+      const albumLink = sharing.getByRole('textbox', { name: 'Album link' });
       await albumLink.waitFor();
       const albumUrl = await albumLink.inputValue();
       expect(albumUrl).to.match(/\/album\/[\w-]+$/);
-      await dialog.getByRole('button', { name: 'Copy album link' }).click();
-      await waitForText(dialog, 'Copied the album link.');
+      await sharing.getByRole('button', { name: 'Copy album link' }).click();
+      await waitForText(sharing, 'Copied the album link.');
       expect(await clipboardOf(page)).to.equal(albumUrl);
       const opened = page.context().waitForEvent('page');
-      await dialog.getByRole('link', { name: 'Open album' }).click();
+      await sharing.getByRole('link', { name: 'Open album' }).click();
       const album = await opened;
       await album.waitForLoadState();
       expect(await album.textContent('h1')).to.equal('Holidays');
       expect(await album.locator('img').count()).to.equal(1);
       await album.close();
+      await expectAccessible(page, 'folder sharing');
+      await page.keyboard.press('Escape');
+      await sharing.waitFor({ state: 'detached' });
+
+      // Settings: the default upload folder and the folder key.
+      await open('Settings');
+      const dialog = page.getByRole('dialog', { name: 'Folder settings: Holidays' });
+      await dialog.getByRole('button', { name: 'Make default upload folder' }).click();
+      await waitForText(dialog, 'This is your default upload folder');
+      expect((await env.api.get('/api/auth/me', { key: alice.apiKey })).body.data.user.defaultUploadFolderId).to.equal(folderId);
 
       await dialog.getByRole('button', { name: 'Issue a folder key' }).click();
       const key = dialog.getByTestId('folder-key');
@@ -414,21 +440,25 @@ describe('dashboard: the account pages in a real browser', function () {
       await screenshot(page, 'account-folder-settings');
       await page.keyboard.press('Escape');
       await dialog.waitFor({ state: 'detached' });
-      expect(await focusedName(page)).to.match(/Settings/);
+      expect(await focusedName(page)).to.equal('Folder actions: Holidays');
       await finish(page);
     });
 
-    it('tells a Free account in plain words that folder keys come with Pro', async () => {
+    it('tells a Free account in plain words that folder keys come with Pro, without asking for them', async () => {
       const { env, browser } = ctx;
       const alice = await env.createAccount();
       await createFolder(env, alice, 'Receipts');
       const page = await openPage(browser, env, alice.id, '/dashboard');
-      await page.getByRole('button', { name: 'Settings of Receipts' }).click();
+      const proRequests: string[] = [];
+      page.on('request', (req) => PRO_ONLY.some((path) => new URL(req.url()).pathname.startsWith(path)) && proRequests.push(req.url()));
+      await page.getByRole('button', { name: 'Folder actions: Receipts' }).click();
+      await page.getByRole('menuitem', { name: 'Settings' }).click();
       const dialog = page.getByRole('dialog', { name: 'Folder settings: Receipts' });
       await waitForText(dialog, /Folder keys are part of the Pro plan/);
       expect(await dialog.getByRole('button', { name: 'Issue a folder key' }).count()).to.equal(0);
+      expect(proRequests).to.deep.equal([]);
       await expectAccessible(page, 'folder settings, Free');
-      await finish(page, [PRO_ONLY.folderKeys]);
+      await finish(page);
     });
   });
 });

@@ -3,6 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser, CDPSession, Page } from 'playwright-core';
 import { useBrowserEnv } from '../helpers/browser.js';
+import { eventually } from '../helpers/eventually.js';
 import { consoleErrorsOf, expectAccessible, openSignedIn, screenshot, signedInContext, siteUrlOf, watchConsole } from '../helpers/dashboard.js';
 import { createFolder } from '../helpers/folders.js';
 import { pngBytes } from '../helpers/media.js';
@@ -92,8 +93,12 @@ async function waitForTiles(page: Page, count: number) {
   await page.locator('.tile').nth(count).waitFor({ state: 'detached' });
 }
 
+/** The tiles' names as shown (the original names), and their stored names, in order. */
 const tileNames = (page: Page) => page.locator('.tile .tile-name').allTextContents();
+const tileFilenames = (page: Page) => page.locator('.tile').evaluateAll((tiles) => tiles.map((t) => t.getAttribute('data-filename') ?? ''));
 const uploadRow = (page: Page, name: string) => page.locator(`.upload-item[data-name="${name}"]`);
+const folderLink = (page: Page, name: string) => page.locator('.folder-link', { has: page.locator('.folder-name', { hasText: new RegExp(`^${name}$`) }) });
+const toast = (page: Page, text: string) => page.locator('.toast', { hasText: text });
 
 describe('the dashboard: files and uploads in a real browser', function () {
   this.timeout(120_000);
@@ -130,9 +135,10 @@ describe('the dashboard: files and uploads in a real browser', function () {
       ]);
       page = await openSignedIn(browser, env, user.id, '/dashboard');
       await page.waitForSelector('.tile');
-      expect((await tileNames(page)).sort()).to.deep.equal([...names].sort());
-      // Newest first by default.
-      expect(await tileNames(page)).to.deep.equal([...names].reverse());
+      // Named by the original names, newest first by default; the stored name on hover.
+      expect(await tileNames(page)).to.deep.equal(['harbour.png', 'notes.txt', 'sunset.png']);
+      expect(await tileFilenames(page)).to.deep.equal([...names].reverse());
+      expect(await page.locator(`.tile[data-filename="${names[0]}"] .tile-name`).getAttribute('title')).to.equal(names[0]);
       const text = page.locator(`.tile[data-filename="${names[1]}"]`);
       expect(await text.locator('.thumb-label').textContent()).to.equal('TXT');
       expect(await page.textContent('.file-count')).to.contain('3 files');
@@ -209,7 +215,7 @@ describe('the dashboard: files and uploads in a real browser', function () {
       expect(pages, 'pages requested').to.deep.equal(['1', '2']);
       expect(await page.textContent('.file-count')).to.contain('30 files, 30 shown');
       expect(await page.locator('.load-more').count()).to.equal(0);
-      const names = await tileNames(page);
+      const names = await tileFilenames(page);
       expect(new Set(names).size).to.equal(30);
     });
 
@@ -231,7 +237,7 @@ describe('the dashboard: files and uploads in a real browser', function () {
       await page.fill('#file-search', 'holi');
       await page.locator('#file-search').pressSequentially('day', { delay: 30 });
       await waitForTiles(page, 2);
-      expect((await tileNames(page)).sort()).to.deep.equal([beach, snow].sort());
+      expect((await tileFilenames(page)).sort()).to.deep.equal([beach, snow].sort());
       // Not one request per key (four changes of the field): what is sent once typing pauses. A busy
       // machine may pause between the fill and the keys, and so send "holi" too.
       expect(searches.at(-1)).to.equal('holiday');
@@ -239,9 +245,11 @@ describe('the dashboard: files and uploads in a real browser', function () {
       expect(new URL(page.url()).searchParams.get('q')).to.equal('holiday');
       await page.fill('#file-search', 'nothing-like-this');
       await page.waitForSelector('.empty');
-      expect(await page.textContent('.empty')).to.equal('No file matches this search.');
+      expect(await page.textContent('.empty .empty-title')).to.equal('No file matches “nothing-like-this”.');
 
-      await page.fill('#file-search', '');
+      // The empty state's way out.
+      await page.getByRole('button', { name: 'Clear search' }).click();
+      expect(await page.inputValue('#file-search')).to.equal('');
       await waitForTiles(page, 3);
       await page.selectOption('#file-sort', 'size-desc');
       await page.waitForURL(/sort=size-desc/);
@@ -251,7 +259,7 @@ describe('the dashboard: files and uploads in a real browser', function () {
       await page.selectOption('#file-sort', 'filename-asc');
       await page.waitForURL(/sort=filename-asc/);
       await page.waitForFunction(() => {
-        const names = [...(globalThis as unknown as PageGlobals).document.querySelectorAll('.tile .tile-name')].map((n) => n.textContent ?? '');
+        const names = [...(globalThis as unknown as PageGlobals).document.querySelectorAll('.tile')].map((n) => (n as unknown as { dataset: { filename: string } }).dataset.filename);
         return names.join() === [...names].sort().join();
       });
       await screenshot(page, 'files-sorted');
@@ -270,25 +278,28 @@ describe('the dashboard: files and uploads in a real browser', function () {
       await env.api.patch(`/api/user/images/${inFolder}/move`, { key: user.apiKey, json: { folderId: trips } });
       page = await openSignedIn(browser, env, user.id, '/dashboard');
       await page.waitForSelector('.tile');
+      // Each folder with its count: all files, those outside every folder, each folder's.
+      await page.getByRole('link', { name: 'All files 2 files' }).waitFor();
+      await page.getByRole('link', { name: 'Not in a folder 1 file' }).waitFor();
 
-      await page.click('.folders a:text-is("Trips")');
+      await page.getByRole('link', { name: 'Trips 1 file' }).click();
       await page.waitForURL(new RegExp(`folder=${trips}`));
       await waitForTiles(page, 1);
-      expect(await tileNames(page)).to.deep.equal([inFolder]);
+      expect(await tileFilenames(page)).to.deep.equal([inFolder]);
       expect(await page.textContent('h1')).to.equal('Files: Trips');
-      expect(await page.getAttribute('.folders a:text-is("Trips")', 'aria-current')).to.equal('page');
-      await page.click('.folders a:text-is("Not in a folder")');
+      expect(await folderLink(page, 'Trips').getAttribute('aria-current')).to.equal('page');
+      await folderLink(page, 'Not in a folder').click();
       await page.locator(`.tile[data-filename="${outside}"]`).waitFor();
       await waitForTiles(page, 1);
-      await page.click('.folders a:text-is("All files")');
+      await folderLink(page, 'All files').click();
       await waitForTiles(page, 2);
 
       // Create one with the keyboard.
       await page.focus('#new-folder');
       await page.keyboard.type('Receipts');
       await page.keyboard.press('Enter');
-      await page.waitForSelector('.folders a:text-is("Receipts")');
-      expect(await page.textContent('.folders .status')).to.equal('Folder Receipts created.');
+      await page.getByRole('link', { name: 'Receipts 0 files' }).waitFor();
+      await toast(page, 'Folder Receipts created.').waitFor();
       const folders = (await env.api.get('/api/user/folders', { key: user.apiKey })).body.data as { id: string; name: string }[];
       expect(folders.map((f) => f.name).sort()).to.deep.equal(['Receipts', 'Trips']);
       // A second with the same name: the API's reason, on the page.
@@ -299,32 +310,49 @@ describe('the dashboard: files and uploads in a real browser', function () {
       expect(await page.textContent('.folders .status.error')).to.match(/already|exists|taken|in use/i);
       await expectAccessible(page, 'folders');
 
-      // Delete the folder being looked at: its file goes to the root, the view to all files.
-      await page.click('.folders a:text-is("Trips")');
+      // Delete the folder being looked at, from its menu: its file goes to the root, the view to all files.
+      await folderLink(page, 'Trips').click();
       await waitForTiles(page, 1);
-      await page.click('button:has-text("Delete folder Trips")');
+      await page.getByRole('button', { name: 'Folder actions: Trips' }).click();
+      await page.getByRole('menuitem', { name: 'Delete' }).click();
       await page.waitForSelector('dialog[open]');
       await screenshot(page, 'folder-delete-confirm');
       await page.click('dialog[open] button:text-is("Delete folder")');
-      await page.locator('.folders a:text-is("Trips")').waitFor({ state: 'detached' });
+      await folderLink(page, 'Trips').waitFor({ state: 'detached' });
+      await toast(page, 'Folder Trips deleted; its files are in the root library.').waitFor();
       await page.waitForURL(`${siteUrlOf(env)}/dashboard`);
       await waitForTiles(page, 2);
       const files = await listed(env, user);
       expect(files.find((f) => f.filename === inFolder)!.folderId).to.equal(null);
+      await page.getByRole('link', { name: 'Not in a folder 2 files' }).waitFor();
     });
 
-    it('opens the Settings of a folder', async () => {
+    it('opens the Settings of a folder from its menu, with the keyboard', async () => {
       const { env, browser } = ctx;
-      // Pro: the settings read the folder keys, which are Pro's (403 otherwise).
       const user = await env.createAccount({ plan: 'pro' });
       await createFolder(env, user, 'Shared');
       page = await openSignedIn(browser, env, user.id, '/dashboard');
-      await page.waitForSelector('.folders a:text-is("Shared")');
-      const settings = page.locator('button:has-text("Settings of Shared")');
-      expect(await settings.isVisible()).to.equal(true);
-      await settings.click();
-      // What the settings show is the folder settings' own concern (and test); here: nothing broke.
-      await page.waitForSelector('h1:text-is("Files")');
+      const menuButton = page.getByRole('button', { name: 'Folder actions: Shared' });
+      expect(await menuButton.getAttribute('aria-haspopup')).to.equal('menu');
+      expect(await menuButton.getAttribute('aria-expanded')).to.equal('false');
+      await menuButton.focus();
+      await page.keyboard.press('Enter');
+      const menu = page.getByRole('menu', { name: 'Folder actions: Shared' });
+      await menu.waitFor();
+      expect(await menuButton.getAttribute('aria-expanded')).to.equal('true');
+      expect(await menu.getByRole('menuitem').allTextContents()).to.deep.equal(['Settings', 'Share', 'Delete']);
+      // The first item has the keyboard; the arrows move round, Escape closes and goes back to the button.
+      expect(await page.evaluate(() => (globalThis as unknown as { document: { activeElement: { textContent: string } } }).document.activeElement.textContent)).to.equal('Settings');
+      await page.keyboard.press('ArrowUp');
+      expect(await page.evaluate(() => (globalThis as unknown as { document: { activeElement: { textContent: string } } }).document.activeElement.textContent)).to.equal('Delete');
+      await page.keyboard.press('Escape');
+      await menu.waitFor({ state: 'detached' });
+      expect(await page.evaluate(() => (globalThis as unknown as { document: { activeElement: { getAttribute(n: string): string } } }).document.activeElement.getAttribute('aria-label'))).to.equal('Folder actions: Shared');
+      await page.keyboard.press('ArrowDown');
+      await page.keyboard.press('Enter');
+      await page.getByRole('dialog', { name: 'Folder settings: Shared' }).waitFor();
+      await page.keyboard.press('Escape');
+      await page.getByRole('dialog').waitFor({ state: 'detached' });
     });
   });
 
@@ -343,7 +371,7 @@ describe('the dashboard: files and uploads in a real browser', function () {
       expect(await page.textContent('.select-all')).to.equal('2 selected');
       await page.selectOption('#move-target', archive);
       await page.click('.selection-bar button:text-is("Move")');
-      await page.waitForSelector('.status:has-text("Moved 2 files to Archive.")');
+      await toast(page, 'Moved 2 files to Archive.').waitFor();
       const afterMove = await listed(env, user);
       expect(afterMove.filter((f) => f.folderId === archive).map((f) => f.filename).sort()).to.deep.equal([names[0], names[1]].sort());
 
@@ -351,15 +379,15 @@ describe('the dashboard: files and uploads in a real browser', function () {
       await page.check('.select-all input');
       expect(await page.textContent('.select-all')).to.equal('4 selected');
       await page.uncheck(`.tile[data-filename="${names[3]}"] .select-file`);
+      // No question first: the toast's Undo holds the delete back; closing it sends the deletes.
       await page.click('.selection-bar button:text-is("Delete")');
-      await page.waitForSelector('dialog[open]');
-      expect(await page.textContent('dialog[open] h2')).to.equal('Delete 3 files?');
-      await expectAccessible(page, 'delete confirmation');
-      await page.click('dialog[open] button:text-is("Delete")');
-      await page.waitForSelector('.status:has-text("Deleted 3 files.")');
-      expect(await tileNames(page)).to.deep.equal([names[3]]);
+      await toast(page, 'Deleted 3 files.').waitFor();
+      await waitForTiles(page, 1);
+      expect(await tileFilenames(page)).to.deep.equal([names[3]]);
+      await expectAccessible(page, 'deleted, with Undo');
+      await toast(page, 'Deleted 3 files.').getByRole('button', { name: 'Dismiss message' }).click();
+      await eventually(async () => (await fileRowsOf(env, user.id)).length === 1);
       expect((await listed(env, user)).map((f) => f.filename)).to.deep.equal([names[3]]);
-      expect(await fileRowsOf(env, user.id)).to.have.length(1);
     });
   });
 
@@ -373,38 +401,40 @@ describe('the dashboard: files and uploads in a real browser', function () {
       ]);
       page = await openSignedIn(browser, env, user.id, '/dashboard');
       await page.waitForSelector('.tile');
-      await page.click(`button:has-text("Actions for ${name}")`);
+      await page.click('button:has-text("Actions for before.png")');
       const dialog = page.locator('dialog[open]');
       await dialog.waitFor();
+      expect(await dialog.getByLabel('Stored name').inputValue()).to.equal(name);
       await expectAccessible(page, 'actions dialog');
       await screenshot(page, 'file-actions-dialog');
 
       expectRefusal(400);
-      await dialog.getByLabel('Name').fill('no-extension');
+      await dialog.getByLabel('Stored name').fill('no-extension');
       await dialog.locator('button:text-is("Rename")').click();
       await dialog.locator('.status.error').waitFor();
       expect(await dialog.locator('.status.error').textContent()).to.equal('The new name must have a name and an extension, e.g. holiday.png');
       expectRefusal(409);
-      await dialog.getByLabel('Name').fill(other!);
+      await dialog.getByLabel('Stored name').fill(other!);
       await dialog.locator('button:text-is("Rename")').click();
       await dialog.locator(`.status.error:text-is("You already have a file named ${other}")`).waitFor();
-      await dialog.getByLabel('Name').fill('after rename.png');
+      await dialog.getByLabel('Stored name').fill('after rename.png');
       await dialog.locator('button:text-is("Rename")').click();
-      await dialog.locator('.status:has-text("Renamed to after-rename.png.")').waitFor();
+      await dialog.locator('.toast:has-text("Renamed to after-rename.png.")').waitFor();
       await page.waitForSelector('.tile[data-filename="after-rename.png"]');
       expect((await listed(env, user)).map((f) => f.filename).sort()).to.deep.equal(['after-rename.png', other].sort());
 
       const replacement = path.join(env.dataDir, 'replacement.png');
       await writeFile(replacement, pngBytes(5000, 7));
-      await dialog.getByLabel('Replace with').setInputFiles(replacement);
+      await dialog.getByLabel('Choose the new file').setInputFiles(replacement);
+      await dialog.getByText('replacement.png').waitFor();
       await dialog.locator('button:text-is("Replace")').click();
-      await dialog.locator('.status:has-text("Replaced")').waitFor();
+      await dialog.locator('.toast:has-text("Replaced")').waitFor();
       const renamed = async () => (await listed(env, user)).find((f) => f.filename === 'after-rename.png')!;
       expect((await renamed()).size).to.equal(5000);
       await page.locator('.tile[data-filename="after-rename.png"] .tile-facts:text-matches("^4.9 KB")').waitFor();
 
       await dialog.getByLabel('Private (only signed links open it)').check();
-      await dialog.locator('.status:has-text("Private: only signed links open it now.")').waitFor();
+      await dialog.locator('.toast:has-text("Private: only signed links open it now.")').waitFor();
       expect((await renamed()).isPrivate).to.equal(true);
       await page.waitForSelector('.tile[data-filename="after-rename.png"] .tag:text-is("Private")');
       // The link the dialog now shows is the signed one, which opens the private file.
@@ -424,11 +454,12 @@ describe('the dashboard: files and uploads in a real browser', function () {
       await page.waitForSelector('.tile');
       const clipboard = () => page!.evaluate(() => (globalThis as unknown as PageGlobals).navigator.clipboard.readText());
 
-      await page.click(`button:has-text("Copy link to ${name}")`);
-      await page.waitForSelector(`.status:has-text("Link to ${name} copied.")`);
+      expect(name).to.not.equal('share-me.png');
+      await page.click('button:has-text("Copy link to share-me.png")');
+      await toast(page, 'Link to share-me.png copied.').waitFor();
       expect(await clipboard()).to.equal(file!.url);
 
-      await page.click(`button:has-text("Actions for ${name}")`);
+      await page.click('button:has-text("Actions for share-me.png")');
       const dialog = page.locator('dialog[open]');
       const expected: Record<string, string> = {
         Link: file!.url,
@@ -454,16 +485,17 @@ describe('the dashboard: files and uploads in a real browser', function () {
       ]);
       const file = (await listed(env, user)).find((f) => f.filename === name);
       page = await openSignedIn(browser, env, user.id, '/dashboard');
-      await page.click(`.tile[data-filename="${name}"] .tile-link`);
+      await page.click(`.tile[data-filename="${name}"] .tile-name`);
       await page.waitForURL(`${siteUrlOf(env)}/dashboard/files/${name}`);
       await page.waitForSelector('.facts');
-      expect(await page.textContent('h1')).to.equal(name);
+      // Named by its original name; the stored one is among the facts.
+      expect(await page.textContent('h1')).to.equal('viewed.jpg');
       expect(await page.getAttribute('.preview img', 'src')).to.equal(file!.url);
       await page.waitForFunction(() => ((globalThis as unknown as PageGlobals).document.querySelector('.preview img')?.naturalWidth ?? 0) > 0);
       const facts = Object.fromEntries(
         await page.locator('.facts dt').evaluateAll((dts) => dts.map((dt) => [dt.textContent, dt.nextElementSibling?.textContent])),
       ) as Record<string, string>;
-      expect(facts).to.include({ 'Original name': 'viewed.jpg', Type: 'image/jpeg', Updated: 'Never replaced', Expires: 'Never', Source: 'API key', Private: 'No', Folder: 'Root library' });
+      expect(facts).to.include({ 'Stored name': name, Type: 'image/jpeg', Updated: 'Never replaced', Expires: 'Never', Source: 'API key', Private: 'No', Folder: 'Root library' });
       expect(facts.Size).to.match(/^\d+(\.\d)? KB$/);
       expect(await page.inputValue('.file-page input[data-format="markdown"]')).to.equal(`![viewed.jpg](${file!.url})`);
       await expectAccessible(page, 'file page');
@@ -472,11 +504,11 @@ describe('the dashboard: files and uploads in a real browser', function () {
       // Opened directly (a reload, a shared link), the page finds the file again.
       await page.reload();
       await page.waitForSelector('.facts');
-      await page.click('.file-page button:text-is("Delete file…")');
-      await page.click('dialog[open] button:text-is("Delete")');
+      await page.click('.file-page button:text-is("Delete file")');
       await page.waitForURL(`${siteUrlOf(env)}/dashboard`);
       await waitForTiles(page, 1);
-      expect(await fileRowsOf(env, user.id)).to.have.length(1);
+      await toast(page, 'Deleted viewed.jpg.').getByRole('button', { name: 'Dismiss message' }).click();
+      await eventually(async () => (await fileRowsOf(env, user.id)).length === 1);
 
       await page.goto(`${siteUrlOf(env)}/dashboard/files/${name}`);
       await page.waitForSelector('.file-page .status.error');
@@ -503,7 +535,6 @@ describe('the dashboard: files and uploads in a real browser', function () {
       await throttleUploads(cdp, 400 * 1024);
       const big = pngBytes(3 * MiB, 5);
       await dropFiles(page, [asBrowserFile('first.png', pngBytes(900, 1)), asBrowserFile('second.png', pngBytes(1100, 2)), asBrowserFile('slow.png', big)]);
-      expect(await page.locator('.upload-item progress').count()).to.equal(3);
       // The slow one reports its progress as it goes; Cancel stops it there.
       await page.waitForFunction(() => {
         const bar = (globalThis as unknown as PageGlobals).document.querySelector('.upload-item[data-name="slow.png"] progress');
@@ -513,18 +544,19 @@ describe('the dashboard: files and uploads in a real browser', function () {
       await screenshot(page, 'upload-progress');
       await uploadRow(page, 'slow.png').locator('button.cancel').click();
       await uploadRow(page, 'slow.png').locator('.upload-state:text-is("Cancelled")').waitFor();
-      await uploadRow(page, 'first.png').locator('.upload-state:text-is("Uploaded")').waitFor();
-      await uploadRow(page, 'second.png').locator('.upload-state:text-is("Uploaded")').waitFor();
+      // Finished ones fold into the summary, so the grid stays in view.
+      await page.locator('.upload-summary p:text-is("2 files uploaded.")').waitFor();
+      expect(await page.locator('.upload-item').count()).to.equal(1);
       expect(await fileRowsOf(env, user.id)).to.have.length(2);
 
       await throttleUploads(cdp, -1);
       await uploadRow(page, 'slow.png').locator('button.retry').click();
-      await uploadRow(page, 'slow.png').locator('.upload-state:text-is("Uploaded")').waitFor();
-      expect(await page.textContent('.upload-summary')).to.contain('3 of 3 uploaded.');
-      for (const name of ['first.png', 'second.png', 'slow.png']) {
-        const bar = uploadRow(page, name).locator('progress');
-        expect(await bar.evaluate((b) => (b as unknown as PageElement).value === (b as unknown as PageElement).max)).to.equal(true);
-      }
+      await page.locator('.upload-summary p:text-is("3 files uploaded.")').waitFor();
+      expect(await page.locator('.upload-item').count()).to.equal(0);
+      // Opened again on demand, each card says it is uploaded.
+      await page.getByRole('button', { name: 'Show uploaded' }).click();
+      for (const name of ['first.png', 'second.png', 'slow.png']) await uploadRow(page, name).locator('.upload-state:text-is("Uploaded")').waitFor();
+      expect(await page.getByRole('button', { name: 'Hide uploaded' }).getAttribute('aria-expanded')).to.equal('true');
       const rows = await fileRowsOf(env, user.id);
       expect(rows.map((r) => r.originalName).sort()).to.deep.equal(['first.png', 'second.png', 'slow.png']);
       expect(rows.find((r) => r.originalName === 'slow.png')!.size).to.equal(big.length);
@@ -543,6 +575,8 @@ describe('the dashboard: files and uploads in a real browser', function () {
       page = await openSignedIn(browser, env, user.id, `/dashboard?folder=${inbox}`);
       await page.waitForSelector('.empty');
       await pasteFiles(page, [asBrowserFile('image.png', pngBytes(1500, 6))]);
+      await page.locator('.upload-summary p:text-is("1 file uploaded.")').waitFor();
+      await page.getByRole('button', { name: 'Show uploaded' }).click();
       const row = page.locator('.upload-item');
       await row.locator('.upload-state:text-is("Uploaded")').waitFor();
       expect(await row.getAttribute('data-name')).to.match(/^pasted-\d{8}-\d{6}\.png$/);
@@ -577,7 +611,7 @@ describe('the dashboard: files and uploads in a real browser', function () {
       await screenshot(page, 'upload-paused');
       await throttleUploads(cdp, -1);
       await row.locator('button.pause').click();
-      await row.locator('.upload-state:text-is("Uploaded")').waitFor({ timeout: 60_000 });
+      await page.locator('.upload-summary p:text-is("1 file uploaded.")').waitFor({ timeout: 60_000 });
       const [stored] = await fileRowsOf(env, pro.id);
       expect(stored).to.include({ source: 'tus', expiry: '7d', size: bytes.length, originalName: 'big-dashboard.png' });
       expect(requests).to.include.members(['POST', 'PATCH', 'HEAD', 'GET result']);
@@ -633,7 +667,7 @@ describe('the dashboard: files and uploads in a real browser', function () {
       expect(await overflow()).to.equal(0);
       await screenshot(page, 'phone-list');
 
-      await page.click(`button:has-text("Actions for ${name}")`);
+      await page.click('button:has-text("Actions for phone-1-with-a-rather-long-name-to-wrap.png")');
       const dialog = page.locator('dialog[open]');
       await dialog.waitFor();
       const box = (await dialog.boundingBox())!;

@@ -7,7 +7,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Browser, BrowserContext } from 'playwright-core';
+import { THEME_COOKIE } from '../../api/site/views/theme.js';
 import { launchChromium } from '../helpers/browser.js';
+import { expectAccessible, screenshot } from '../helpers/dashboard.js';
 import { preparedScriptEnv } from '../helpers/engines.js';
 import {
   ALL_SCOPES,
@@ -116,13 +118,28 @@ describe('connecting an assistant in a real browser (client ID metadata document
     await page.waitForURL((url) => url.pathname === '/login');
     await page.fill('#username', user.username);
     await page.fill('#password', user.password);
-    await page.click('button[type=submit]');
+    await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForURL((url) => url.pathname.startsWith('/oauth/interaction/'));
     expect(await page.textContent('#client-name')).to.equal('Loopback Assistant');
     expect(await page.textContent('#client-host')).to.equal(new URL(documentUrl).host);
     expect(await page.textContent('#redirect-host')).to.equal(new URL(callback.url).host);
     expect(await page.isVisible('#local-warning')).to.equal(true);
     expect(await page.locator('input[name=scope]').count()).to.equal(ALL_SCOPES.length);
+    // The consent page as the site's other pages: axe in both themes, at both widths, never wider than the screen.
+    for (const theme of ['light', 'dark'] as const) {
+      await context.addCookies([{ name: THEME_COOKIE, value: theme, url: base }]);
+      for (const width of [1280, 390]) {
+        await page.setViewportSize({ width, height: 860 });
+        await page.reload();
+        const scrollsSideways = await page.evaluate(() => {
+          const { document, innerWidth } = globalThis as unknown as { document: { documentElement: { scrollWidth: number } }; innerWidth: number };
+          return document.documentElement.scrollWidth > innerWidth;
+        });
+        expect(scrollsSideways, `consent page (${theme}, ${width} px)`).to.equal(false);
+        await expectAccessible(page, `consent page (${theme}, ${width} px)`);
+        await screenshot(page, width === 1280 ? `consent-${theme}` : `consent-${theme}-phone`);
+      }
+    }
     await page.uncheck('input[name=scope][value="files:delete"]');
     await page.click('#allow');
 

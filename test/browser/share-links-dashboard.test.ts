@@ -46,13 +46,14 @@ describe('share links in the dashboard', function () {
     await page.context().close();
   });
 
-  it('makes a folder’s link from its settings', async () => {
+  it('makes a folder’s link from Share in its menu', async () => {
     const { env, browser } = started;
     const alice = await env.createAccount();
     const folderId = await createFolder(env, alice, 'Wedding');
     const page = await openSignedIn(browser, env, alice.id, '/dashboard');
-    await page.getByRole('button', { name: 'Settings of Wedding' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Folder settings: Wedding' });
+    await page.getByRole('button', { name: 'Folder actions: Wedding' }).click();
+    await page.getByRole('menuitem', { name: 'Share' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Share folder: Wedding' });
     await dialog.getByRole('button', { name: 'Make share link' }).click();
     const url = await dialog.getByRole('textbox', { name: 'Share link' }).inputValue();
     expect(await dialog.getByTestId('share-link-limits').textContent()).to.equal('0 views · never expires');

@@ -59,7 +59,7 @@ export class PageSession {
     for (let hops = 0; hops < 10; hops++) {
       if (res.status === 200) {
         consentPage = await res.text();
-        const action = /<form method="post" action="([^"]+)" id="consent-form">/.exec(consentPage)?.[1];
+        const action = /<form[^>]* action="([^"]+)"[^>]* id="consent-form"/.exec(consentPage)?.[1];
         if (!action) throw new Error(`no consent form:\n${consentPage}`);
         const form = new URLSearchParams({ decision: options.decision ?? 'allow' });
         for (const [, scope] of consentPage.matchAll(/name="scope" value="([^"]+)" checked/g)) {

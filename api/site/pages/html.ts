@@ -22,23 +22,3 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): SafeH
   });
   return new SafeHtml(out);
 }
-
-export function layout(title: string, body: SafeHtml, signedIn = false, head: SafeHtml = html``): string {
-  return `<!DOCTYPE html>${html`<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title} · Hosted Files</title>
-<link rel="icon" href="/assets/favicon.svg" type="image/svg+xml">
-<link rel="stylesheet" href="/assets/site.css">
-<script src="/assets/site.js" defer></script>
-${head}
-</head>
-<body>
-<header><a href="/" class="brand">Hosted Files</a>
-<nav>${signedIn ? html`<a href="/dashboard">Dashboard</a> <a href="/account">Account</a> <button id="logout" type="button">Sign out</button>` : html`<a href="/login">Sign in</a> <a href="/register">Register</a>`}</nav>
-</header>
-<main>${body}</main>
-</body>
-</html>`}`;
-}

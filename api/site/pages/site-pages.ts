@@ -57,7 +57,9 @@ export class SitePages {
 
   /** The error page for a status: what happened in the service's words, and a way home. */
   async renderError(ctx: AppContext, status: number, message: string): Promise<void> {
-    await this.render(ctx, { title: errorTitle(status), status, view: (frame) => h(ErrorPage, { frame, status, message }) });
+    // The catch-all's words are for API clients; a person is told it plainly.
+    const words = message === 'Route not found' ? 'There is no page at this address.' : message;
+    await this.render(ctx, { title: errorTitle(status), status, view: (frame) => h(ErrorPage, { frame, status, message: words }) });
   }
 
   async render(ctx: AppContext, page: SitePage, frame?: PageFrame): Promise<void> {

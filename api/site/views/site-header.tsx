@@ -49,7 +49,7 @@ export function SiteHeader({
         <span class="brand-mark">
           <Icon icon={Images} size={20} />
         </span>
-        Hosted Files
+        <span class="brand-name">Hosted Files</span>
       </a>
       {nav}
       <div class="head-actions">

@@ -9,6 +9,7 @@ import { PollsPage } from './polls/polls-page.js';
 import { onLinkClick, useLocation } from './router.js';
 import { session } from './session.js';
 import { SettingsPage } from './settings/settings-page.js';
+import { ToastProvider } from './toasts/toasts.js';
 
 const NAV = [
   { href: '/dashboard', label: 'Files', icon: FolderOpen },
@@ -17,7 +18,7 @@ const NAV = [
   { href: '/dashboard/settings', label: 'Settings', icon: Settings },
 ];
 
-/** The signed-in app: header with navigation and the bell, then the page for the path. */
+/** The signed-in app: header with navigation and the bell, then the page for the path; toasts over all. */
 export function App() {
   const { path } = useLocation();
   const filePath = /^\/dashboard\/files\/([^/]+)$/.exec(path);
@@ -29,7 +30,7 @@ export function App() {
   else page = <FilesPage />;
   const current = filePath ? '/dashboard' : path;
   return (
-    <>
+    <ToastProvider>
       <a class="skip" href="#content">
         Skip to content
       </a>
@@ -51,6 +52,6 @@ export function App() {
       <main id="content" class="app-main">
         {page}
       </main>
-    </>
+    </ToastProvider>
   );
 }

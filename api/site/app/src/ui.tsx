@@ -1,12 +1,18 @@
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useId, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { Copy, X } from 'lucide';
+import { Icon } from '../../views/icon.js';
 import { copyText } from './format.js';
+import { ToastRegion, useToasts } from './toasts/toasts.js';
 import type { Folder } from './types.js';
 
-// Small pieces every page uses: dialogs, a status line read out by screen readers, copy buttons,
-// folder choices, and hooks for loading data and for running an action, with errors in plain words.
+// Small pieces every page uses: dialogs, a form's error line read out by screen readers, copy
+// buttons, folder choices, and hooks for loading data and for running an action (its outcome a toast).
 
-/** A modal <dialog>, named by its heading: Escape and the Close button close it, focus returns where it was. */
+/**
+ * A modal <dialog>, named by its heading: Escape and the Close button close it, focus returns where
+ * it was. It shows the toasts while open, as the page behind it is inert.
+ */
 export function Dialog({ title, onClose, children }: { title: string; onClose: () => void; children: ComponentChildren }) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
@@ -19,20 +25,21 @@ export function Dialog({ title, onClose, children }: { title: string; onClose: (
     <dialog ref={ref} class="dialog" aria-labelledby={titleId} onClose={onClose} onCancel={onClose}>
       <header class="dialog-head">
         <h2 id={titleId}>{title}</h2>
-        <button type="button" class="icon" aria-label="Close" onClick={onClose}>
-          ×
+        <button type="button" class="ghost icon-only" aria-label="Close" onClick={onClose}>
+          <Icon icon={X} />
         </button>
       </header>
       {children}
+      <ToastRegion />
     </dialog>
   );
 }
 
-/** A polite live region: errors in red, everything else as plain status. */
-export function Status({ error, message }: { error?: string | undefined; message?: string | undefined }) {
+/** Where a form's error appears, read out at once; outcomes that went well are toasts. */
+export function Status({ error }: { error?: string | undefined }) {
   return (
-    <p class={error ? 'status error' : 'status'} role={error ? 'alert' : 'status'}>
-      {error ?? message ?? ''}
+    <p class={error ? 'status error' : 'status'} role="alert">
+      {error ?? ''}
     </p>
   );
 }
@@ -65,26 +72,25 @@ export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, key = '') 
 
 /**
  * One action at a time: `run(name, work)` marks `busy` with the name while `work` goes, then shows
- * the words it answers as the message, or its error's as the error.
+ * the words it answers in a toast, or its error's in place (beside the form that failed).
  */
 export function useAction<Name extends string>() {
+  const toasts = useToasts();
   const [busy, setBusy] = useState<Name | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
-  const [message, setMessage] = useState<string | undefined>(undefined);
   const run = async (name: Name, work: () => Promise<string | void>) => {
     setBusy(name);
     setError(undefined);
-    setMessage(undefined);
     try {
       const done = await work();
-      if (done) setMessage(done);
+      if (done) toasts.show({ message: done });
     } catch (err) {
       setError((err as Error).message);
     } finally {
       setBusy(undefined);
     }
   };
-  return { busy, error, message, setError, setMessage, run };
+  return { busy, error, setError, run };
 }
 
 /** Asks before something that cannot be undone; the confirming button shows the work in progress. */
@@ -140,6 +146,7 @@ export function CopyButton({ text, label = 'Copy', what }: { text: string | (() 
   return (
     <>
       <button type="button" onClick={() => void copy()} aria-label={label === 'Copy' ? `Copy ${what}` : undefined}>
+        <Icon icon={Copy} size={16} />
         {label}
       </button>
       <span class="copy-said" role="status">

@@ -3,6 +3,7 @@ import { api } from '../api.js';
 import { listFolders } from '../files/file-api.js';
 import { listenToNotifications } from '../notifications/stream.js';
 import type { DropLink } from '../types.js';
+import { useToasts } from '../toasts/toasts.js';
 import { ConfirmDialog, Status, useLoad } from '../ui.js';
 import { DropLinkForm } from './drop-link-form.js';
 import { DropLinkItem, type ShownDropLink } from './drop-link-item.js';
@@ -16,7 +17,7 @@ export function DropsPage() {
   const folders = useLoad((signal) => listFolders(signal));
   const [created, setCreated] = useState<string | undefined>(undefined);
   const [cancelling, setCancelling] = useState<ShownDropLink | undefined>(undefined);
-  const [message, setMessage] = useState<string | undefined>(undefined);
+  const toasts = useToasts();
 
   // A file dropped through one of the links arrives as a `drop` notification: read the list again.
   const reloadLinks = links.reload;
@@ -25,13 +26,13 @@ export function DropsPage() {
   const onCreated = (link: DropLink) => {
     links.setData((current) => [link, ...(current ?? [])]);
     setCreated(link.id);
-    setMessage('Drop link created. Copy it and send it to the person who has the file.');
+    toasts.show({ message: 'Drop link created. Copy it and send it to the person who has the file.' });
   };
 
   const cancel = async (link: ShownDropLink) => {
     await api(`/user/drop-links/${encodeURIComponent(link.id)}`, { method: 'DELETE' });
     links.setData((current) => current?.map((l) => (l.id === link.id ? { ...l, cancelled: true } : l)));
-    setMessage(link.status === 'pending' ? 'Drop link cancelled: it takes no file any more.' : 'Drop link removed from the list.');
+    toasts.show({ message: link.status === 'pending' ? 'Drop link cancelled: it takes no file any more.' : 'Drop link removed from the list.' });
   };
 
   const folderName = (id: string | null) => (id ? (folders.data?.find((f) => f.id === id)?.name ?? 'a folder') : 'your default upload folder');
@@ -43,7 +44,6 @@ export function DropsPage() {
         upload.
       </p>
       <DropLinkForm folders={folders.data ?? []} onCreated={onCreated} />
-      <Status message={message} />
       <section aria-labelledby="drop-list-title">
         <h2 id="drop-list-title">Your drop links</h2>
         {links.error && <Status error={links.error} />}

@@ -1,8 +1,14 @@
+import { FilePen, FileUp, FolderInput, Trash2 } from 'lucide';
 import { useEffect, useId, useState } from 'preact/hooks';
+import { Icon } from '../../../views/icon.js';
+import { FilePicker } from '../file-picker.js';
 import type { FileRecord, Folder } from '../types.js';
-import { ConfirmDialog, FolderOptions, Status, useAction } from '../ui.js';
+import { FolderOptions, Status, useAction } from '../ui.js';
 import { CopyLinks } from './copy-links.js';
-import { deleteFile, findFile, moveFiles, renameFile, replaceFile, setPrivate } from './file-api.js';
+import { findFile, renameFile, replaceFile, setPrivate } from './file-api.js';
+import { useFileCommands } from './file-commands.js';
+import { shownName } from './file-facts.js';
+import { announceChanges } from './library-changes.js';
 
 type Action = 'rename' | 'replace' | 'move' | 'privacy';
 
@@ -10,26 +16,29 @@ export type FileChange = { kind: 'updated'; oldFilename: string; file: FileRecor
 
 /**
  * Everything one can do to a file: copy its link in each format, rename, replace, move, make it
- * private or public, delete. Used by the file page and by the grid's Actions dialog.
+ * private or public, delete. Used by the file page and by the grid's Actions dialog; each outcome
+ * is a toast, and the rest of the app hears of the change (library-changes).
  */
 export function FileActions({ file, folders, onChange }: { file: FileRecord; folders: Folder[]; onChange: (change: FileChange) => void }) {
   const id = useId();
   const action = useAction<Action>();
+  const commands = useFileCommands();
   const busy = action.busy;
   const [newName, setNewName] = useState(file.filename);
   const [replacement, setReplacement] = useState<File | undefined>();
   const [target, setTarget] = useState(file.folderId ?? 'root');
-  const [confirmDelete, setConfirmDelete] = useState(false);
   // The box shows the choice at once; it goes back if the change is refused.
   const [isPrivate, setIsPrivate] = useState(file.isPrivate);
   useEffect(() => setIsPrivate(file.isPrivate), [file.isPrivate]);
+  useEffect(() => setTarget(file.folderId ?? 'root'), [file.folderId]);
 
   /** Runs one change, then reads the file again: its URL, thumbnail and dates may all have moved. */
   const run = (what: Action, change: () => Promise<{ filename: string; patch: Partial<FileRecord>; done: string }>) =>
     action.run(what, async () => {
       const { filename, patch, done } = await change();
-      const fresh = await findFile(filename).then((found) => found.file, () => undefined);
-      onChange({ kind: 'updated', oldFilename: file.filename, file: fresh ?? { ...file, ...patch, filename } });
+      const fresh = (await findFile(filename).then((found) => found.file, () => undefined)) ?? { ...file, ...patch, filename };
+      announceChanges([{ kind: 'saved', file: fresh, oldFilename: file.filename }]);
+      onChange({ kind: 'updated', oldFilename: file.filename, file: fresh });
       return done;
     });
 
@@ -51,17 +60,16 @@ export function FileActions({ file, folders, onChange }: { file: FileRecord; fol
     if (!replacement) return action.setError('Choose the file to put in its place first.');
     void run('replace', async () => {
       const { data } = await replaceFile(file.filename, replacement);
+      setReplacement(undefined);
       return { filename: file.filename, patch: { url: data.url, size: data.sizeBytes, mimeType: data.mimeType, updatedAt: data.updatedAt }, done: 'Replaced: same name and link, new content.' };
     });
   };
 
   const move = (event: Event) => {
     event.preventDefault();
-    void run('move', async () => {
-      const result = await moveFiles([file.filename], target);
-      if (result.errors[0]) throw new Error(result.errors[0].error);
-      const folder = folders.find((f) => f.id === target);
-      return { filename: file.filename, patch: { folderId: folder?.id ?? null }, done: folder ? `Moved to ${folder.name}.` : 'Moved to the root library.' };
+    void action.run('move', async () => {
+      const notMoved = await commands.move([file], target, folders);
+      if (notMoved.length === 0) onChange({ kind: 'updated', oldFilename: file.filename, file: { ...file, folderId: target === 'root' ? null : target } });
     });
   };
 
@@ -78,9 +86,9 @@ export function FileActions({ file, folders, onChange }: { file: FileRecord; fol
     });
   };
 
-  /** From the confirmation: its dialog shows a refusal; the file's view goes once it is gone. */
-  const remove = async () => {
-    await deleteFile(file.filename);
+  // No confirmation: the toast's Undo holds the delete back.
+  const remove = () => {
+    commands.remove([file]);
     onChange({ kind: 'deleted', filename: file.filename });
   };
 
@@ -88,21 +96,25 @@ export function FileActions({ file, folders, onChange }: { file: FileRecord; fol
     <div class="file-actions">
       <section aria-labelledby={`${id}-links`}>
         <h3 id={`${id}-links`}>Share the link</h3>
-        <CopyLinks url={file.url} name={file.originalName || file.filename} />
+        <CopyLinks url={file.url} name={shownName(file)} />
       </section>
 
       <form class="action-row" onSubmit={rename}>
-        <label for={`${id}-name`}>Name</label>
+        <label for={`${id}-name`}>Stored name</label>
         <input id={`${id}-name`} value={newName} required onInput={(event) => setNewName(event.currentTarget.value)} />
         <button type="submit" disabled={busy !== undefined}>
+          <Icon icon={FilePen} />
           {busy === 'rename' ? 'Renaming…' : 'Rename'}
         </button>
       </form>
 
       <form class="action-row" onSubmit={replace}>
-        <label for={`${id}-replace`}>Replace with</label>
-        <input id={`${id}-replace`} type="file" onChange={(event) => setReplacement(event.currentTarget.files?.[0])} />
-        <button type="submit" disabled={busy !== undefined}>
+        <span class="action-label">Replace with</span>
+        <FilePicker id={`${id}-replace`} label={replacement ? 'Choose another new file' : 'Choose the new file'} icon={FileUp} onFiles={([chosen]) => setReplacement(chosen)} />
+        <span class="muted chosen-file" aria-live="polite">
+          {replacement ? replacement.name : 'No file chosen yet'}
+        </span>
+        <button type="submit" disabled={busy !== undefined || !replacement}>
           {busy === 'replace' ? 'Replacing…' : 'Replace'}
         </button>
       </form>
@@ -114,6 +126,7 @@ export function FileActions({ file, folders, onChange }: { file: FileRecord; fol
           <FolderOptions folders={folders} />
         </select>
         <button type="submit" disabled={busy !== undefined || target === (file.folderId ?? 'root')}>
+          <Icon icon={FolderInput} />
           {busy === 'move' ? 'Moving…' : 'Move'}
         </button>
       </form>
@@ -124,20 +137,13 @@ export function FileActions({ file, folders, onChange }: { file: FileRecord; fol
       </div>
 
       <div class="action-row">
-        <button type="button" class="danger" disabled={busy !== undefined} onClick={() => setConfirmDelete(true)}>
-          Delete file…
+        <button type="button" class="danger" disabled={busy !== undefined} onClick={remove}>
+          <Icon icon={Trash2} />
+          Delete file
         </button>
       </div>
 
-      <Status error={action.error} message={action.message} />
-
-      {confirmDelete && (
-        <ConfirmDialog title="Delete this file?" confirmLabel="Delete" danger onConfirm={remove} onClose={() => setConfirmDelete(false)}>
-          <p>
-            <strong>{file.filename}</strong> and its link go for good. This cannot be undone.
-          </p>
-        </ConfirmDialog>
-      )}
+      <Status error={action.error} />
     </div>
   );
 }

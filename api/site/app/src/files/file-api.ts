@@ -1,4 +1,4 @@
-import { api } from '../api.js';
+import { api, ApiError } from '../api.js';
 import type { DashboardData, FileRecord, Folder } from '../types.js';
 
 // The REST calls of the files pages, each named for what it does to a file or a folder.
@@ -58,7 +58,7 @@ export function deleteFile(filename: string) {
   return api(path(filename), { method: 'DELETE' });
 }
 
-/** Deletes each file (a few at a time); answers which went and which did not, with the reason. */
+/** Deletes each file (a few at a time); answers which went (or were gone already) and which did not, with the reason. */
 export async function deleteFiles(filenames: string[]): Promise<{ deleted: string[]; failed: { filename: string; error: string }[] }> {
   const deleted: string[] = [];
   const failed: { filename: string; error: string }[] = [];
@@ -69,7 +69,8 @@ export async function deleteFiles(filenames: string[]): Promise<{ deleted: strin
         await deleteFile(filename);
         deleted.push(filename);
       } catch (err) {
-        failed.push({ filename, error: (err as Error).message });
+        if (err instanceof ApiError && err.status === 404) deleted.push(filename);
+        else failed.push({ filename, error: (err as Error).message });
       }
     }
   };

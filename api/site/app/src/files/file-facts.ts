@@ -45,13 +45,15 @@ export function sourceText(source: string): string {
   return SOURCES[source] ?? source;
 }
 
-
 /** "Never", or the date it goes (and the choice made at upload). */
 export function expiryText(file: Pick<FileRecord, 'expiry' | 'expiresAt'>): string {
   if (!file.expiresAt) return 'Never';
   const chosen = EXPIRY_OPTIONS.find((option) => option.value && option.value === file.expiry)?.label;
   return chosen ? `${formatDate(file.expiresAt)} (${chosen} after upload)` : formatDate(file.expiresAt);
 }
+
+/** The name a person knows the file by: the one it was uploaded with (the stored one is random). */
+export const shownName = (file: Pick<FileRecord, 'filename' | 'originalName'>) => file.originalName || file.filename;
 
 /** The dashboard path of a file's own page. */
 export const filePagePath = (filename: string) => `/dashboard/files/${encodeURIComponent(filename)}`;

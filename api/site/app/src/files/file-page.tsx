@@ -1,4 +1,6 @@
-import { useState } from 'preact/hooks';
+import { ArrowLeft, ExternalLink } from 'lucide';
+import { useEffect, useState } from 'preact/hooks';
+import { Icon } from '../../../views/icon.js';
 import { formatBytes, formatDate, webUrl } from '../format.js';
 import { navigate, onLinkClick } from '../router.js';
 import type { FileRecord } from '../types.js';
@@ -6,7 +8,8 @@ import { ShareLinksPanel } from '../share/share-links-panel.js';
 import { Status, useLoad } from '../ui.js';
 import { findFile } from './file-api.js';
 import { FileActions, type FileChange } from './file-actions.js';
-import { expiryText, filePagePath, kindOf, moderationText, sameOriginUrl, sourceText } from './file-facts.js';
+import { expiryText, filePagePath, kindOf, moderationText, sameOriginUrl, shownName, sourceText } from './file-facts.js';
+import { onLibraryChange } from './library-changes.js';
 import { Thumbnail } from './thumbnail.js';
 import './files.css';
 
@@ -16,23 +19,35 @@ function Preview({ file, username }: { file: FileRecord; username: string }) {
   const kind = kindOf(file.mimeType);
   if (kind === 'video') {
     const poster = file.previewUrl ?? undefined;
-    return <video src={sameOriginUrl(file, username)} poster={poster} controls preload="metadata" width={1280} height={800} aria-label={`Video ${file.filename}`} />;
+    return <video src={sameOriginUrl(file, username)} poster={poster} controls preload="metadata" width={1280} height={800} aria-label={`Video ${shownName(file)}`} />;
   }
-  if (kind === 'audio') return <audio src={sameOriginUrl(file, username)} controls preload="metadata" aria-label={`Audio ${file.filename}`} />;
+  if (kind === 'audio') return <audio src={sameOriginUrl(file, username)} controls preload="metadata" aria-label={`Audio ${shownName(file)}`} />;
   const image = file.previewUrl ?? (kind === 'image' ? file.url : null);
   // An image the browser cannot show gets the type label instead of a broken-image sign.
-  if (image && !failed) return <img src={image} alt={`Preview of ${file.filename}`} width={1280} height={800} decoding="async" onError={() => setFailed(true)} />;
+  if (image && !failed) return <img src={image} alt={`Preview of ${shownName(file)}`} width={1280} height={800} decoding="async" onError={() => setFailed(true)} />;
   return <Thumbnail file={file} />;
 }
 
-/** One file at /dashboard/files/:filename: its preview, every fact about it, and what can be done to it. */
+/**
+ * One file at /dashboard/files/:filename: its preview, every fact about it (its stored name among
+ * them), and what can be done to it. Named by its original name, as in the grid.
+ */
 export function FilePage({ filename }: { filename: string }) {
   const { data, error, setData } = useLoad((signal) => findFile(filename, signal), filename);
   const file = data?.file;
   const folders = data?.data.folders ?? [];
+  // A change made elsewhere (a move's Undo from a toast) shows here too.
+  useEffect(
+    () =>
+      onLibraryChange((changes) => {
+        for (const change of changes) if (change.kind === 'saved' && change.file.filename === filename) setData((d) => d && { ...d, file: change.file });
+      }),
+    [filename, setData],
+  );
   const back = (
     <a href="/dashboard" onClick={onLinkClick} class="back">
-      ← All files
+      <Icon icon={ArrowLeft} />
+      All files
     </a>
   );
 
@@ -65,15 +80,17 @@ export function FilePage({ filename }: { filename: string }) {
   return (
     <article class="file-page">
       {back}
-      <h1>{file.filename}</h1>
+      <h1>{shownName(file)}</h1>
       <div class="file-layout">
         <div class="preview">
           <Preview key={`${file.url}#${file.updatedAt ?? ''}`} file={file} username={data.data.user.username} />
         </div>
         <div class="file-side">
           <dl class="facts">
-            <dt>Original name</dt>
-            <dd>{file.originalName || '—'}</dd>
+            <dt>Stored name</dt>
+            <dd>
+              <code>{file.filename}</code>
+            </dd>
             <dt>Size</dt>
             <dd>{formatBytes(file.size)}</dd>
             <dt>Type</dt>
@@ -93,7 +110,8 @@ export function FilePage({ filename }: { filename: string }) {
             <dt>Folder</dt>
             <dd>{folder?.name ?? 'Root library'}</dd>
           </dl>
-          <a href={webUrl(file.url)?.href} target="_blank" rel="noopener" class="open-file">
+          <a href={webUrl(file.url)?.href} target="_blank" rel="noopener" class="button open-file">
+            <Icon icon={ExternalLink} />
             Open the file
           </a>
         </div>
@@ -103,7 +121,7 @@ export function FilePage({ filename }: { filename: string }) {
         <FileActions file={file} folders={folders} onChange={changed} />
       </section>
       <section class="card">
-        <ShareLinksPanel target={{ filename: file.filename }} name={`the file ${file.filename}`} />
+        <ShareLinksPanel target={{ filename: file.filename }} name={`the file ${shownName(file)}`} />
       </section>
     </article>
   );

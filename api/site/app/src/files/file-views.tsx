@@ -1,17 +1,22 @@
-import { copyText, formatBytes, formatDate } from '../format.js';
+import { Link, SlidersHorizontal } from 'lucide';
+import { Icon } from '../../../views/icon.js';
+import { formatBytes, formatDate, formatDay } from '../format.js';
 import { onLinkClick } from '../router.js';
 import type { FileRecord } from '../types.js';
-import { filePagePath } from './file-facts.js';
+import { filePagePath, shownName } from './file-facts.js';
 import { Thumbnail } from './thumbnail.js';
 
-// The files as a grid of tiles or as a table: the same selection checkbox, link, facts and buttons.
+// The files as a grid of tiles or as a table: the same selection checkbox, name, facts and buttons.
+// Each is named by its original name; the stored one is on hover and on the file's page.
 
 interface FileViewProps {
   files: FileRecord[];
   selected: Set<string>;
   onToggle: (filename: string, on: boolean) => void;
   onActions: (file: FileRecord) => void;
-  onStatus: (message: string) => void;
+  onCopyLink: (file: FileRecord) => void;
+  /** opens the file in the lightbox */
+  onView: (file: FileRecord) => void;
 }
 
 function SelectBox({ file, selected, onToggle }: { file: FileRecord } & Pick<FileViewProps, 'selected' | 'onToggle'>) {
@@ -19,21 +24,23 @@ function SelectBox({ file, selected, onToggle }: { file: FileRecord } & Pick<Fil
     <input
       type="checkbox"
       class="select-file"
-      aria-label={`Select ${file.filename}`}
+      aria-label={`Select ${shownName(file)}`}
       checked={selected.has(file.filename)}
       onChange={(event) => onToggle(file.filename, event.currentTarget.checked)}
     />
   );
 }
 
-function Buttons({ file, onActions, onStatus }: { file: FileRecord } & Pick<FileViewProps, 'onActions' | 'onStatus'>) {
+function Buttons({ file, onActions, onCopyLink }: { file: FileRecord } & Pick<FileViewProps, 'onActions' | 'onCopyLink'>) {
   return (
     <span class="file-buttons">
-      <button type="button" class="small" onClick={async () => onStatus((await copyText(file.url)) ? `Link to ${file.filename} copied.` : 'Copying is not allowed here.')}>
-        Copy link<span class="sr-only"> to {file.filename}</span>
+      <button type="button" class="ghost small icon-only" title="Copy link" onClick={() => onCopyLink(file)}>
+        <Icon icon={Link} />
+        <span class="sr-only">Copy link to {shownName(file)}</span>
       </button>
-      <button type="button" class="small" onClick={() => onActions(file)}>
-        Actions<span class="sr-only"> for {file.filename}</span>
+      <button type="button" class="ghost small icon-only" title="Share, rename, move, delete…" onClick={() => onActions(file)}>
+        <Icon icon={SlidersHorizontal} />
+        <span class="sr-only">Actions for {shownName(file)}</span>
       </button>
     </span>
   );
@@ -49,32 +56,34 @@ function Tags({ file }: { file: FileRecord }) {
   );
 }
 
-export function FileGrid({ files, selected, onToggle, onActions, onStatus }: FileViewProps) {
+export function FileGrid({ files, selected, onToggle, onActions, onCopyLink, onView }: FileViewProps) {
   return (
     <ul class="file-grid" aria-label="Files">
       {files.map((file) => (
         <li key={file.filename} class={selected.has(file.filename) ? 'tile selected' : 'tile'} data-filename={file.filename}>
-          <a class="tile-link" href={filePagePath(file.filename)} onClick={onLinkClick}>
+          <button type="button" class="tile-preview" aria-label={`View ${shownName(file)}`} onClick={() => onView(file)}>
             <Thumbnail file={file} />
-            <span class="tile-name" title={file.filename}>
-              {file.filename}
-            </span>
-          </a>
+          </button>
           <SelectBox file={file} selected={selected} onToggle={onToggle} />
-          <span class="tile-facts muted">
-            {formatBytes(file.size)} · {formatDate(file.timestamp)}
+          <a class="tile-name" href={filePagePath(file.filename)} onClick={onLinkClick} title={file.filename}>
+            {shownName(file)}
+          </a>
+          <span class="tile-facts muted" title={`Uploaded ${formatDate(file.timestamp)}`}>
+            {formatBytes(file.size)} · {formatDay(file.timestamp)}
           </span>
-          <span class="tile-tags">
-            <Tags file={file} />
+          <span class="tile-foot">
+            <span class="tile-tags">
+              <Tags file={file} />
+            </span>
+            <Buttons file={file} onActions={onActions} onCopyLink={onCopyLink} />
           </span>
-          <Buttons file={file} onActions={onActions} onStatus={onStatus} />
         </li>
       ))}
     </ul>
   );
 }
 
-export function FileTable({ files, selected, onToggle, onActions, onStatus }: FileViewProps) {
+export function FileTable({ files, selected, onToggle, onActions, onCopyLink }: Omit<FileViewProps, 'onView'>) {
   return (
     <div class="table-wrap">
       <table class="file-table">
@@ -112,10 +121,10 @@ export function FileTable({ files, selected, onToggle, onActions, onStatus }: Fi
                 <Thumbnail file={file} small />
               </td>
               <td class="name-cell">
-                <a href={filePagePath(file.filename)} onClick={onLinkClick}>
-                  {file.filename}
+                <a href={filePagePath(file.filename)} onClick={onLinkClick} title={file.filename}>
+                  {shownName(file)}
                 </a>
-                {file.originalName && file.originalName !== file.filename && <span class="muted"> {file.originalName}</span>}
+                <span class="stored-name muted">{file.filename}</span>
               </td>
               <td class="wide-only">{formatBytes(file.size)}</td>
               <td class="wide-only">{formatDate(file.timestamp)}</td>
@@ -123,7 +132,7 @@ export function FileTable({ files, selected, onToggle, onActions, onStatus }: Fi
                 <Tags file={file} />
               </td>
               <td>
-                <Buttons file={file} onActions={onActions} onStatus={onStatus} />
+                <Buttons file={file} onActions={onActions} onCopyLink={onCopyLink} />
               </td>
             </tr>
           ))}

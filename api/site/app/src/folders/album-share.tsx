@@ -2,11 +2,13 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { webUrl } from '../format.js';
 import type { Folder } from '../types.js';
+import { useToasts } from '../toasts/toasts.js';
 import { CopyButton, InlineConfirm, Status, useAction } from '../ui.js';
 
 /** Shares the folder as a public album (its public files, newest first, and a zip), or stops sharing. */
 export function AlbumShare({ folder, onChanged }: { folder: Folder; onChanged: (folder: Folder) => void }) {
   const action = useAction<'share' | 'stop'>();
+  const toasts = useToasts();
   const [confirmStop, setConfirmStop] = useState(false);
   const path = `/user/folders/${encodeURIComponent(folder.id)}/share`;
   // The button pressed goes away with the change: keep the keyboard on what replaced it.
@@ -24,7 +26,7 @@ export function AlbumShare({ folder, onChanged }: { folder: Folder; onChanged: (
       const { data } = await api<{ data: { url: string } }>(path, { method: 'POST' });
       movedRef.current = true;
       onChanged({ ...folder, shared: true, shareUrl: data.url });
-      return 'The folder is shared: anyone with the link sees its public files.';
+      toasts.show({ message: 'The folder is shared: anyone with the link sees its public files.' });
     });
   const stop = () =>
     action.run('stop', async () => {
@@ -32,7 +34,7 @@ export function AlbumShare({ folder, onChanged }: { folder: Folder; onChanged: (
       setConfirmStop(false);
       movedRef.current = true;
       onChanged({ ...folder, shared: false, shareUrl: null });
-      return 'No longer shared: the album link stopped working.';
+      toasts.show({ message: 'No longer shared: the album link stopped working.' });
     });
 
   return (
@@ -74,7 +76,7 @@ export function AlbumShare({ folder, onChanged }: { folder: Folder; onChanged: (
           </button>
         </>
       )}
-      <Status error={action.error} message={action.message} />
+      <Status error={action.error} />
     </section>
   );
 }

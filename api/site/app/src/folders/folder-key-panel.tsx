@@ -2,18 +2,20 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { formatDate } from '../format.js';
 import { UploaderConfigLinks } from '../settings/uploader-configs.js';
+import { useToasts } from '../toasts/toasts.js';
 import type { Folder, FolderKey } from '../types.js';
 import { CopyButton, InlineConfirm, Status, useAction } from '../ui.js';
 
 /**
  * The folder's key (Pro): uploads with it land in this folder and it opens nothing else. A new key
  * is shown once, to copy; after that only its dates and the uploader configs that carry it.
- * `folderKey` is a string when the API refused keys to the account (403): its reason.
+ * `folderKey` is undefined on a Free account: the panel says what Pro would bring, and asks nothing.
  */
-export function FolderKeyPanel({ folder, folderKey, onChanged }: { folder: Folder; folderKey: FolderKey | null | string; onChanged: (key: FolderKey | null) => void }) {
+export function FolderKeyPanel({ folder, folderKey, onChanged }: { folder: Folder; folderKey: FolderKey | null | undefined; onChanged: (key: FolderKey | null) => void }) {
   const [issued, setIssued] = useState<string | undefined>(undefined);
   const [confirming, setConfirming] = useState<'replace' | 'revoke' | undefined>(undefined);
   const action = useAction<'issue' | 'revoke'>();
+  const toasts = useToasts();
   const shown = useRef<HTMLElement>(null);
   const issueButton = useRef<HTMLButtonElement>(null);
   const path = `/user/folders/${encodeURIComponent(folder.id)}/key`;
@@ -23,13 +25,13 @@ export function FolderKeyPanel({ folder, folderKey, onChanged }: { folder: Folde
     if (issued) shown.current?.focus();
   }, [issued]);
 
-  if (typeof folderKey === 'string') {
+  if (folderKey === undefined) {
     return (
       <section aria-labelledby="folder-key-title">
         <h3 id="folder-key-title">Folder key</h3>
         <p class="notice">
           Folder keys are part of the Pro plan. With Pro, a folder gets a key of its own that uploads straight into it and opens nothing else,
-          for an app or a person you want to give no more than that. <span class="muted">({folderKey})</span>
+          for an app or a person you want to give no more than that.
         </p>
       </section>
     );
@@ -41,7 +43,7 @@ export function FolderKeyPanel({ folder, folderKey, onChanged }: { folder: Folde
       setIssued(data.apiKey);
       onChanged(data);
       setConfirming(undefined);
-      return folderKey ? 'New key issued: the previous one no longer works.' : 'Folder key issued.';
+      toasts.show({ message: folderKey ? 'New key issued: the previous one no longer works.' : 'Folder key issued.' });
     });
   const revoke = () =>
     action.run('revoke', async () => {
@@ -50,7 +52,7 @@ export function FolderKeyPanel({ folder, folderKey, onChanged }: { folder: Folde
       onChanged(null);
       setConfirming(undefined);
       requestAnimationFrame(() => issueButton.current?.focus());
-      return 'Folder key revoked: it no longer works.';
+      toasts.show({ message: 'Folder key revoked: it no longer works.' });
     });
 
   return (
@@ -116,7 +118,7 @@ export function FolderKeyPanel({ folder, folderKey, onChanged }: { folder: Folde
           )}
         </>
       )}
-      <Status error={action.error} message={action.message} />
+      <Status error={action.error} />
     </section>
   );
 }

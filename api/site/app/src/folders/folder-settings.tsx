@@ -1,41 +1,34 @@
 import { api, ApiError } from '../api.js';
+import { session } from '../session.js';
+import { useToasts } from '../toasts/toasts.js';
 import type { DashboardData, Folder, FolderKey } from '../types.js';
 import { Dialog, Status, useAction, useLoad } from '../ui.js';
-import { ShareLinksPanel } from '../share/share-links-panel.js';
-import { AlbumShare } from './album-share.js';
 import { FolderKeyPanel } from './folder-key-panel.js';
 
 interface FolderState {
   defaultFolderId: string | null;
   folder: Folder;
-  /** the folder's key, null when it has none; a string: why the account may not have one (403) */
-  key: FolderKey | null | string;
+  /** the folder's key, null when it has none; undefined on a Free account, which has no keys */
+  key: FolderKey | null | undefined;
 }
 
-/** What the dialog needs, read in two calls: the account and folders, and the folder keys (Pro). */
+/** What the dialog needs in one call: the dashboard carries the account, its folders and (Pro) its folder keys. */
 async function loadState(folder: Folder, signal: AbortSignal): Promise<FolderState> {
-  const [dashboard, key] = await Promise.all([
-    api<{ data: DashboardData }>('/user/dashboard?limit=1', { signal }),
-    api<{ data: FolderKey[] }>('/user/folder-keys', { signal }).then(
-      (r) => r.data.find((k) => k.folderId === folder.id) ?? null,
-      (err: Error) => {
-        if (err instanceof ApiError && err.status === 403) return err.message;
-        throw err;
-      },
-    ),
-  ]);
-  const current = dashboard.data.folders.find((f) => f.id === folder.id);
+  const { data } = await api<{ data: DashboardData }>('/user/dashboard?limit=1', { signal });
+  const current = data.folders.find((f) => f.id === folder.id);
   if (!current) throw new ApiError(404, 'This folder no longer exists.');
-  return { defaultFolderId: dashboard.data.user.defaultUploadFolderId, folder: current, key };
+  const key = session().plan === 'pro' ? (data.folderKeys.find((k) => k.folderId === folder.id) ?? null) : undefined;
+  return { defaultFolderId: data.user.defaultUploadFolderId, folder: current, key };
 }
 
 /**
- * A folder's settings, opened from the file page's folder list: the default upload folder, sharing
- * it as an album, and its folder key (Pro) with uploader configs for it.
+ * A folder's settings, opened from its menu in the sidebar: the default upload folder, and its
+ * folder key (Pro) with uploader configs for it. Sharing has a dialog of its own.
  */
 export function FolderSettings({ folder, onClose, onChanged }: { folder: Folder; onClose: () => void; onChanged: () => void }) {
   const { data: state, error, setData: setState } = useLoad((signal) => loadState(folder, signal), folder.id);
   const action = useAction<'default'>();
+  const toasts = useToasts();
 
   const isDefault = state?.defaultFolderId === folder.id;
   const setDefault = (makeDefault: boolean) =>
@@ -46,13 +39,8 @@ export function FolderSettings({ folder, onClose, onChanged }: { folder: Folder;
       });
       setState((s) => s && { ...s, defaultFolderId: defaultUploadFolderId });
       onChanged();
-      return makeDefault ? `Uploads with your API key now go to ${folder.name}.` : 'Uploads with your API key now go to the root library.';
+      toasts.show({ message: makeDefault ? `Uploads with your API key now go to ${folder.name}.` : 'Uploads with your API key now go to the root library.' });
     });
-
-  const changed = (patch: Partial<FolderState>) => {
-    setState((s) => s && { ...s, ...patch });
-    onChanged();
-  };
 
   return (
     <Dialog title={`Folder settings: ${folder.name}`} onClose={onClose}>
@@ -69,11 +57,8 @@ export function FolderSettings({ folder, onClose, onChanged }: { folder: Folder;
             <button type="button" class={isDefault ? undefined : 'primary'} disabled={action.busy !== undefined} onClick={() => void setDefault(!isDefault)}>
               {isDefault ? 'Stop using as default' : 'Make default upload folder'}
             </button>
-            <Status message={action.message} />
           </section>
-          <AlbumShare folder={state.folder} onChanged={(next) => changed({ folder: next })} />
-          <ShareLinksPanel target={{ folderId: folder.id }} name={`the folder ${folder.name}`} />
-          <FolderKeyPanel folder={state.folder} folderKey={state.key} onChanged={(key) => changed({ key })} />
+          <FolderKeyPanel folder={state.folder} folderKey={state.key} onChanged={(key) => setState((s) => s && { ...s, key })} />
         </div>
       )}
       <Status error={error ?? action.error} />

@@ -64,7 +64,7 @@ function PollCard({ poll, onVoted }: { poll: Poll; onVoted: (poll: Poll) => void
       ) : (
         <PollResults poll={poll} headingRef={results} />
       )}
-      <Status error={action.error} message={action.message} />
+      <Status error={action.error} />
     </section>
   );
 }

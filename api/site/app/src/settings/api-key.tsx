@@ -1,7 +1,10 @@
 import { useState } from 'preact/hooks';
+import { Eye, EyeOff, RefreshCw } from 'lucide';
+import { Icon } from '../../../views/icon.js';
 import { api } from '../api.js';
 import { plural } from '../format.js';
 import type { Profile } from '../types.js';
+import { useToasts } from '../toasts/toasts.js';
 import { ConfirmDialog, CopyButton, Status, useAction } from '../ui.js';
 import { UploaderConfigLinks } from './uploader-configs.js';
 
@@ -19,6 +22,7 @@ async function readApiKey(): Promise<string> {
 export function ApiKey() {
   const [key, setKey] = useState<string | undefined>(undefined);
   const action = useAction<'reveal'>();
+  const toasts = useToasts();
   const [confirming, setConfirming] = useState(false);
 
   const reveal = async () => {
@@ -30,7 +34,7 @@ export function ApiKey() {
     const { data } = await api<{ data: { apiKey: string; regenerationInfo: { remainingThisMonth: number } } }>('/user/regenerate-api-key', { method: 'POST' });
     setKey(data.apiKey);
     const left = plural(data.regenerationInfo.remainingThisMonth, 'more regeneration');
-    action.setMessage(`New key made: the old one no longer works. Update your apps and uploader configs. ${left} this month.`);
+    toasts.show({ message: `New key made: the old one no longer works. Update your apps and uploader configs. ${left} this month.`, durationMs: 12000 });
   };
 
   return (
@@ -46,14 +50,16 @@ export function ApiKey() {
           )}
         </code>
         <button type="button" aria-pressed={key !== undefined} disabled={action.busy !== undefined} onClick={() => void reveal()}>
+          <Icon icon={key ? EyeOff : Eye} />
           {key ? 'Hide' : 'Reveal'}
         </button>
         <CopyButton text={key ?? readApiKey} what="API key" />
         <button type="button" class="danger" onClick={() => setConfirming(true)}>
+          <Icon icon={RefreshCw} />
           Regenerate
         </button>
       </div>
-      <Status error={action.error} message={action.message} />
+      <Status error={action.error} />
       <h3>Uploader configs</h3>
       <p class="muted">Ready-made settings with this key filled in, to download and open in the app:</p>
       <UploaderConfigLinks />

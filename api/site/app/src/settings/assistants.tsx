@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { formatDate } from '../format.js';
 import type { Connection } from '../types.js';
+import { useToasts } from '../toasts/toasts.js';
 import { ConfirmDialog, Status, useLoad } from '../ui.js';
 
 // What each scope lets an assistant do, in words.
@@ -31,12 +32,12 @@ function hostOf(uri: string | null): string | undefined {
 export function Assistants() {
   const { data, error, setData } = useLoad((signal) => api<{ data: { connections: Connection[] } }>('/user/connections', { signal }).then((r) => r.data.connections));
   const [leaving, setLeaving] = useState<Connection | undefined>(undefined);
-  const [message, setMessage] = useState<string | undefined>(undefined);
+  const toasts = useToasts();
 
   const disconnect = async (connection: Connection) => {
     await api(`/user/connections/${encodeURIComponent(connection.clientId)}`, { method: 'DELETE' });
     setData((current) => current?.filter((c) => c.clientId !== connection.clientId));
-    setMessage(`${nameOf(connection)} is disconnected: its access ended.`);
+    toasts.show({ message: `${nameOf(connection)} is disconnected: its access ended.` });
   };
 
   return (
@@ -69,7 +70,6 @@ export function Assistants() {
           })}
         </ul>
       )}
-      <Status message={message} />
       {leaving && (
         <ConfirmDialog title={`Disconnect ${nameOf(leaving)}?`} confirmLabel="Disconnect" danger onConfirm={() => disconnect(leaving)} onClose={() => setLeaving(undefined)}>
           <p>It loses access at once. To use it again, connect it again from the assistant.</p>

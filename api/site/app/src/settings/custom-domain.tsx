@@ -3,6 +3,7 @@ import { api, ApiError } from '../api.js';
 import { formatDate } from '../format.js';
 import { listenToNotifications } from '../notifications/stream.js';
 import type { CustomDomainConfig } from '../types.js';
+import { useToasts } from '../toasts/toasts.js';
 import { ConfirmDialog, Status, useAction } from '../ui.js';
 import { DnsRecords } from './dns-records.js';
 
@@ -20,7 +21,8 @@ const STATUS_WORDS: Record<string, string> = {
 export function CustomDomain({ onChanged }: { onChanged: () => void }) {
   const [config, setConfig] = useState<CustomDomainConfig | undefined>(undefined);
   const [refused, setRefused] = useState<string | undefined>(undefined);
-  const { busy, error, message, setError, setMessage, run } = useAction<'add' | 'verify'>();
+  const { busy, error, setError, run } = useAction<'add' | 'verify'>();
+  const toasts = useToasts();
   const [removing, setRemoving] = useState(false);
   const [domain, setDomain] = useState('');
   const status = config?.customDomainStatus;
@@ -86,7 +88,7 @@ export function CustomDomain({ onChanged }: { onChanged: () => void }) {
     await api('/user/custom-domain', { method: 'DELETE' });
     setConfig((current) => ({ customDomain: null, customDomainStatus: 'none', cnameTarget: current?.cnameTarget ?? '' }));
     setDomain('');
-    setMessage('Custom domain removed. Its links use your subdomain again.');
+    toasts.show({ message: 'Custom domain removed. Its links use your subdomain again.' });
   };
 
   return (
@@ -153,7 +155,7 @@ export function CustomDomain({ onChanged }: { onChanged: () => void }) {
           </div>
         </>
       )}
-      <Status error={error} message={message} />
+      <Status error={error} />
       {removing && config?.customDomain && (
         <ConfirmDialog title={`Remove ${config.customDomain}?`} confirmLabel="Remove domain" danger onConfirm={remove} onClose={() => setRemoving(false)}>
           <p>Its certificate is dropped and links in the custom style use your subdomain again. Adding it later means publishing new records.</p>

@@ -1,4 +1,7 @@
+import { Crown } from 'lucide';
+import { Icon } from '../../../views/icon.js';
 import { api } from '../api.js';
+import { session } from '../session.js';
 import type { DashboardData, Settings, UrlFormatSettings } from '../types.js';
 import { Status, useLoad } from '../ui.js';
 import { ApiKey } from './api-key.js';
@@ -8,7 +11,30 @@ import { UploadPrivacy } from './upload-privacy.js';
 import { UrlStyle } from './url-style.js';
 import { UsageMeters } from './usage-meters.js';
 
-/** The account's settings: usage against the plan, upload privacy, link style, custom domain, API key, assistants. */
+/** What Pro adds, said once for a Free account (whose settings never ask the API for Pro's parts). */
+function ProNotice() {
+  return (
+    <section class="card pro-notice" aria-labelledby="pro-title">
+      <h2 id="pro-title">
+        <Icon icon={Crown} />
+        More with Pro
+      </h2>
+      <ul>
+        <li>
+          <strong>Custom domain:</strong> serve your files on a domain of your own, such as files.example.com.
+        </li>
+        <li>
+          <strong>Folder keys:</strong> a key per folder that uploads straight into it and opens nothing else.
+        </li>
+        <li>
+          <strong>Larger files, more uploads a day and more storage.</strong>
+        </li>
+      </ul>
+    </section>
+  );
+}
+
+/** The account's settings: usage against the plan, upload privacy, link style, custom domain (Pro), API key, assistants. */
 export function SettingsPage() {
   // The dashboard's user carries today's count and what is left; one file is the least it lists.
   const usage = useLoad((signal) => api<{ data: DashboardData }>('/user/dashboard?limit=1', { signal }).then((r) => r.data.user));
@@ -25,7 +51,7 @@ export function SettingsPage() {
       {urlStyle.data && (
         <UrlStyle settings={urlStyle.data} onSaved={(format) => urlStyle.setData((current) => current && { ...current, format })} />
       )}
-      <CustomDomain onChanged={urlStyle.reload} />
+      {session().plan === 'pro' ? <CustomDomain onChanged={urlStyle.reload} /> : <ProNotice />}
       <ApiKey />
       <Assistants />
     </>

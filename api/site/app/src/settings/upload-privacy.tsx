@@ -47,7 +47,7 @@ export function UploadPrivacy({ settings, onSaved }: { settings: Settings; onSav
           </span>
         </div>
       ))}
-      <Status error={action.error} message={action.message} />
+      <Status error={action.error} />
     </section>
   );
 }

@@ -1,9 +1,14 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
+import { session } from '../session.js';
 import type { UrlFormatSettings } from '../types.js';
 import { Status, useAction } from '../ui.js';
 
 type Format = UrlFormatSettings['format'];
+
+/** A stored name (10 random characters and the extension) and a short code (7), as uploads get them. */
+const EXAMPLE_NAME = 'x7Kp2Qa9Lm.png';
+const EXAMPLE_CODE = 'aB3dE9k';
 
 /** The URL style of new uploads: personal subdomain, short URL, or the verified custom domain. */
 export function UrlStyle({ settings, onSaved }: { settings: UrlFormatSettings; onSaved: (format: Format) => void }) {
@@ -20,15 +25,16 @@ export function UrlStyle({ settings, onSaved }: { settings: UrlFormatSettings; o
     });
   };
 
+  // The shapes file-urls.ts builds: the stored name under the subdomain or the domain, a short code under /s/.
   const options: { value: Format; label: string; example: string; disabled?: boolean; note?: string }[] = [
-    { value: 'subdomain', label: 'Personal subdomain', example: `${settings.subdomainUrl}/abc123.png` },
-    { value: 'short', label: 'Short URL', example: `${settings.standardUrl}/abc123.png` },
+    { value: 'subdomain', label: 'Personal subdomain', example: `${settings.subdomainUrl}/${EXAMPLE_NAME}` },
+    { value: 'short', label: 'Short URL', example: `${new URL(settings.standardUrl).origin}/s/${EXAMPLE_CODE}` },
     {
       value: 'custom',
       label: 'Custom domain',
-      example: settings.customDomainUrl ? `${settings.customDomainUrl}/abc123.png` : '',
+      example: settings.customDomainUrl ? `${settings.customDomainUrl}/${EXAMPLE_NAME}` : '',
       disabled: !settings.customDomainActive,
-      note: settings.customDomainActive ? undefined : 'Available once a custom domain is verified (Pro).',
+      note: settings.customDomainActive ? undefined : session().plan === 'pro' ? 'Available once your custom domain is verified.' : 'Part of the Pro plan.',
     },
   ];
   return (
@@ -52,7 +58,7 @@ export function UrlStyle({ settings, onSaved }: { settings: UrlFormatSettings; o
         <button type="submit" class="primary" disabled={action.busy !== undefined || choice === settings.format}>
           {action.busy ? 'Saving…' : 'Save link style'}
         </button>
-        <Status error={action.error} message={action.message} />
+        <Status error={action.error} />
       </form>
     </section>
   );

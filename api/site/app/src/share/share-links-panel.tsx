@@ -104,7 +104,7 @@ export function ShareLinksPanel({ target, name }: { target: ShareTarget; name: s
         </ul>
       )}
       {links?.length === 0 && <p class="muted">No share links yet.</p>}
-      <Status error={error ?? action.error} message={action.message} />
+      <Status error={error ?? action.error} />
     </section>
   );
 }

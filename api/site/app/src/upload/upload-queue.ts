@@ -103,7 +103,8 @@ export class UploadQueue {
     if (item?.state !== 'failed' && item?.state !== 'cancelled') return;
     // A cancelled resumable upload was ended on the server; a failed one goes on where it stopped.
     if (item.state === 'cancelled') this.resumeUrls.delete(id);
-    this.set(id, { state: 'queued', error: undefined, loaded: item.state === 'cancelled' ? 0 : item.loaded });
+    const goesOn = item.resumable && this.resumeUrls.has(id);
+    this.set(id, { state: 'queued', error: undefined, loaded: goesOn ? item.loaded : 0 });
     this.pump();
   }
 

@@ -1,11 +1,15 @@
+import { ChevronDown, ChevronUp, CloudUpload, Upload } from 'lucide';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { Icon } from '../../../views/icon.js';
 import { api } from '../api.js';
+import { FilePicker } from '../file-picker.js';
 import { moveFiles } from '../files/file-api.js';
+import { plural } from '../format.js';
 import type { DashboardUser, UploadConfig, UploadResult } from '../types.js';
 import { useLoad } from '../ui.js';
 import { filesOf, namedForPaste } from './dropped-files.js';
 import { UploadQueue } from './upload-queue.js';
-import { UploadRow } from './upload-row.js';
+import { ResultLink, UploadRow } from './upload-row.js';
 import './uploader.css';
 
 export interface UploaderProps {
@@ -15,6 +19,8 @@ export interface UploaderProps {
   plan?: DashboardUser['plan'] | null | undefined;
   /** each finished upload, once filed */
   onUploaded?: ((result: UploadResult) => void) | undefined;
+  /** folds finished uploads into one line, to open on demand (where the files show elsewhere too) */
+  collapseDone?: boolean;
 }
 
 const NEVER = [{ value: '', label: 'Never' }];
@@ -46,13 +52,14 @@ function queueOfPage(): UploadQueue {
 
 /**
  * Uploads many files at once, by drag and drop anywhere on the page, by pasting, or with the file
- * input; a progress bar per file, Cancel and Retry, and Pause and Resume for big (resumable) ones.
+ * picker; a progress bar per file, Cancel and Retry, and Pause and Resume for big (resumable) ones.
  * On the dashboard as on the public page; the browser's cookie says who uploads, never a key.
  */
 export function Uploader(props: UploaderProps) {
   const config = useLoad((signal) => api<UploadConfig>('/upload/config', { signal }));
   const [expiry, setExpiry] = useState('');
   const [dragging, setDragging] = useState(false);
+  const [showDone, setShowDone] = useState(false);
   const queue = queueOfPage();
   const [, setTick] = useState(0);
   useEffect(() => queue.subscribe(() => setTick((n) => n + 1)), [queue]);
@@ -125,32 +132,31 @@ export function Uploader(props: UploaderProps) {
   }, [queue]);
 
   const items = queue.items;
-  const done = items.filter((item) => item.state === 'done').length;
+  const done = items.filter((item) => item.state === 'done');
   const failed = items.filter((item) => item.state === 'failed').length;
+  const going = items.filter((item) => item.state === 'queued' || item.state === 'uploading' || item.state === 'paused').length;
   const options = config.data?.expiryOptions ?? NEVER;
+  // Finished cards fold into one line (the dashboard's grid shows the files themselves), unless opened.
+  const folded = props.collapseDone && !showDone;
+  const shown = folded ? items.filter((item) => item.state !== 'done') : items;
+  const latest = done.find((item) => item.id === queue.latestDone);
+  const summary = props.collapseDone
+    ? [`${plural(done.length, 'file')} uploaded`, failed && `${failed} failed`, going && `${going} in progress`].filter(Boolean).join(', ')
+    : `${done.length} of ${items.length} uploaded${failed ? `, ${failed} failed` : ''}`;
 
   return (
     <section class={dragging ? 'uploader dragging' : 'uploader'} aria-label="Upload files">
       <div class="dropzone">
+        <span class="dropzone-icon">
+          <Icon icon={CloudUpload} size={28} />
+        </span>
         <p class="drop-hint">
-          <strong>Drop files anywhere on this page</strong>, paste them with Ctrl+V, or choose them:
+          <strong>Drop files anywhere on this page</strong>
+          <span class="muted"> or paste them with Ctrl+V</span>
         </p>
         <div class="upload-controls">
-          <span class="field">
-            <label for="file">Files</label>
-            <input
-              type="file"
-              id="file"
-              multiple
-              onChange={(event) => {
-                const input = event.currentTarget;
-                const files = [...(input.files ?? [])];
-                if (files.length) queue.add(files, targetRef.current);
-                input.value = '';
-              }}
-            />
-          </span>
-          <span class="field">
+          <FilePicker id="file" label="Choose files" icon={Upload} multiple primary onFiles={(files) => queue.add(files, targetRef.current)} />
+          <span class="field expiry">
             <label for="expiry">Expires</label>
             <select id="expiry" value={expiry} onChange={(event) => setExpiry(event.currentTarget.value)}>
               {options.map((option) => (
@@ -166,18 +172,29 @@ export function Uploader(props: UploaderProps) {
       {items.length > 0 && (
         <>
           <div class="upload-summary">
-            <p role="status">{`${done} of ${items.length} uploaded${failed ? `, ${failed} failed` : ''}.`}</p>
-            {done + failed > 0 && (
-              <button type="button" class="small" onClick={() => queue.clearFinished()}>
-                Clear finished
-              </button>
-            )}
+            <p role="status">{`${summary}.`}</p>
+            {folded && latest && <ResultLink item={latest} latest />}
+            <span class="upload-summary-buttons">
+              {props.collapseDone && done.length > 0 && (
+                <button type="button" class="small ghost" aria-expanded={showDone} onClick={() => setShowDone(!showDone)}>
+                  <Icon icon={showDone ? ChevronUp : ChevronDown} size={16} />
+                  {showDone ? 'Hide uploaded' : 'Show uploaded'}
+                </button>
+              )}
+              {done.length + failed > 0 && (
+                <button type="button" class="small ghost" onClick={() => queue.clearFinished()}>
+                  Clear finished
+                </button>
+              )}
+            </span>
           </div>
-          <ul class="upload-list" aria-label="Uploads">
-            {items.map((item) => (
-              <UploadRow key={item.id} item={item} queue={queue} latest={item.id === queue.latestDone} />
-            ))}
-          </ul>
+          {shown.length > 0 && (
+            <ul class="upload-list" aria-label="Uploads">
+              {shown.map((item) => (
+                <UploadRow key={item.id} item={item} queue={queue} latest={item.id === queue.latestDone} />
+              ))}
+            </ul>
+          )}
         </>
       )}
     </section>
