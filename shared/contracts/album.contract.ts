@@ -4,7 +4,7 @@ import { bytes, count, isoDate } from './common.contract.js';
 export const albumShareSchema = z.object({ shareId: z.string(), url: z.url(), sharedAt: isoDate }).meta({ id: 'AlbumShare' });
 export type AlbumShare = z.output<typeof albumShareSchema>;
 
-const albumFileSchema = z.object({
+export const albumFileSchema = z.object({
   filename: z.string(),
   url: z.url(),
   mimeType: z.string(),
@@ -14,7 +14,9 @@ const albumFileSchema = z.object({
     .object({ url: z.url(), width: count, height: count })
     .nullable()
     .meta({ description: 'The small WebP thumbnail and its size, once made (images, GIFs, videos)' }),
+  previewUrl: z.url().nullable().meta({ description: 'The 1280 px WebP preview (the lightbox’s image), made with the thumbnail; null without one' }),
 });
+export type AlbumFile = z.output<typeof albumFileSchema>;
 export const albumPageSchema = z
   .object({
     shareId: z.string(),

@@ -1,23 +1,17 @@
 import { File, FileImage, Film } from 'lucide';
-import type { AlbumPage } from '../../../shared/contracts/album.contract.js';
+import type { AlbumFile } from '../../../shared/contracts/album.contract.js';
 import { formatBytes } from './format-bytes.js';
 import { Icon } from './icon.js';
 
-/** A file as an album lists it (its contract; type-only, as views are also compiled for the browser). */
-export type AlbumFile = AlbumPage['files'][number];
-
 /** What a tile hands the lightbox (site.tsx reads it from the link's data attributes). */
 type Viewed = { kind: 'image' | 'video' | 'other'; src: string };
-
-// The preview rendition (1280 px) is stored with the small one, under the same URL but its name.
-const previewOf = (thumbnailUrl: string) => thumbnailUrl.replace(/\/small\.webp$/, '/preview.webp');
 
 /**
  * How the lightbox shows a file: its preview rendition when there is one; else the file itself,
  * unless `countsViews` (a share link's files, where each load of a file counts a view), then nothing.
  */
 function viewedAs(file: AlbumFile, countsViews: boolean): Viewed {
-  if (file.thumbnail) return { kind: 'image', src: previewOf(file.thumbnail.url) };
+  if (file.previewUrl) return { kind: 'image', src: file.previewUrl };
   if (countsViews) return { kind: 'other', src: '' };
   if (file.mimeType.startsWith('image/')) return { kind: 'image', src: file.url };
   if (file.mimeType.startsWith('video/')) return { kind: 'video', src: file.url };

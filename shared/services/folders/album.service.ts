@@ -11,7 +11,8 @@ import type { StorageDriver } from '../../storage/index.js';
 import type { FileUrls } from '../files/file-urls.js';
 import { albumUrl, isId } from './folder.service.js';
 import type { ModerationService } from '../moderation/moderation.service.js';
-import type { ThumbnailImage, ThumbnailService } from '../media/thumbnails/thumbnail.service.js';
+import type { ThumbnailService } from '../media/thumbnails/thumbnail.service.js';
+import type { AlbumFile } from '../../contracts/album.contract.js';
 
 /** Files on one page of an album. */
 export const ALBUM_PAGE_SIZE = 24;
@@ -28,17 +29,6 @@ export interface AlbumDeps {
   urls: FileUrls;
   logger: Logger;
   siteUrl: string;
-}
-
-/** A file as an album lists it. */
-export interface AlbumFile {
-  filename: string;
-  url: string;
-  mimeType: string;
-  sizeBytes: number;
-  createdAt: string;
-  /** the small thumbnail for the grid, once made */
-  thumbnail: ThumbnailImage | null;
 }
 
 /** An album's page as any link shows it. */
@@ -102,6 +92,12 @@ export class AlbumService {
     return this.pageOf({ ...folder, includePrivate: true }, { url: linkUrl, page, fileUrl: (file) => `${linkUrl}/f/${encodeURIComponent(file.filename)}` });
   }
 
+  /** A private file's renditions are its owner's alone: an album shows none for it. */
+  private renditionsOf(file: FileRow): Pick<AlbumFile, 'thumbnail' | 'previewUrl'> {
+    const thumbnail = file.isPrivate ? null : this.deps.thumbnails.imageOf(file);
+    return { thumbnail, previewUrl: thumbnail && this.deps.thumbnails.urlsOf(file).previewUrl };
+  }
+
   private async pageOf(album: AlbumRow & AlbumSource, view: { url: string; page: number; fileUrl: (file: FileRow) => string }): Promise<AlbumView> {
     const now = new Date();
     const { page, url } = view;
@@ -116,7 +112,7 @@ export class AlbumService {
       mimeType: file.mimeType,
       sizeBytes: file.size,
       createdAt: file.createdAt.toISOString(),
-      thumbnail: file.isPrivate ? null : this.deps.thumbnails.imageOf(file),
+      ...this.renditionsOf(file),
     });
     return {
       name: album.name,
