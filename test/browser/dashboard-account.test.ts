@@ -176,6 +176,7 @@ describe('dashboard: the account pages in a real browser', function () {
       await card.getByRole('radio', { name: 'A' }).check();
       await env.container.services.polls.close(poll.poll.id);
       await card.getByRole('button', { name: 'Vote' }).click();
+      await waitForText(card.getByRole('alert'), 'This poll is closed');
       expect(await card.getByRole('alert').textContent()).to.equal('This poll is closed');
       await finish(page, ['/api/user/polls/vote']);
     });

@@ -197,6 +197,8 @@ describe('the dashboard as a person meets it', function () {
       await page.getByRole('button', { name: 'Move', exact: true }).click();
       const moved = toast(page, 'Moved mountain-photo.jpg to Archive.');
       await moved.waitFor();
+      // Pointed at, it stays while we look.
+      await moved.hover();
       // It left this view (the root library), and the toast is read out politely.
       await page.locator('.tile').waitFor({ state: 'detached' });
       expect(await page.locator('.toasts').getAttribute('role')).to.equal('status');

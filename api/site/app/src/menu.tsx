@@ -1,6 +1,6 @@
 import type { IconNode } from 'lucide';
 import { Ellipsis } from 'lucide';
-import { useEffect, useId, useRef, useState } from 'preact/hooks';
+import { useEffect, useId, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { Icon } from '../../views/icon.js';
 import './menu.css';
 
@@ -27,10 +27,14 @@ export function MenuButton({ label, items }: { label: string; items: MenuItem[] 
   const menu = useRef<HTMLUListElement>(null);
 
   const itemsOf = () => [...(menu.current?.querySelectorAll<HTMLButtonElement>('[role="menuitem"]') ?? [])];
-  useEffect(() => {
+  // At once on opening (a layout effect), so a key pressed right after lands on the item.
+  useLayoutEffect(() => {
     if (!open) return;
     const all = itemsOf();
     (start === 'first' ? all[0] : all.at(-1))?.focus();
+  }, [open, start]);
+  useEffect(() => {
+    if (!open) return;
     const outside = (event: PointerEvent) => !root.current?.contains(event.target as Node) && setOpen(false);
     // The menu stays where the button was: moving the page closes it.
     const away = (event: Event) => !menu.current?.contains(event.target as Node) && setOpen(false);

@@ -20,6 +20,8 @@ export interface Toast extends ToastInput {
 }
 
 const DURATION_MS: Record<ToastTone, number> = { success: 5000, info: 5000, error: 9000 };
+/** A toast with an action (Undo) stays longer: it takes a moment to read and decide. */
+const WITH_ACTION_MS = 8000;
 // Older toasts give way: a burst of outcomes never covers the page.
 const MAX_SHOWN = 4;
 
@@ -48,7 +50,7 @@ export class ToastStore {
     const id = this.nextId++;
     const tone = input.tone ?? 'success';
     this.toasts = [...this.toasts, { ...input, id, tone }];
-    this.timers.set(id, { remaining: input.durationMs ?? DURATION_MS[tone], startedAt: 0, handle: undefined });
+    this.timers.set(id, { remaining: input.durationMs ?? (input.action ? WITH_ACTION_MS : DURATION_MS[tone]), startedAt: 0, handle: undefined });
     this.run(id);
     for (const old of this.toasts.slice(0, Math.max(0, this.toasts.length - MAX_SHOWN))) this.close(old.id, 'timeout');
     this.emit();

@@ -141,7 +141,7 @@ export function Uploader(props: UploaderProps) {
   const shown = folded ? items.filter((item) => item.state !== 'done') : items;
   const latest = done.find((item) => item.id === queue.latestDone);
   const summary = props.collapseDone
-    ? [`${plural(done.length, 'file')} uploaded`, failed && `${failed} failed`, going && `${going} in progress`].filter(Boolean).join(', ')
+    ? [done.length && `${plural(done.length, 'file')} uploaded`, failed && `${failed} failed`, going && `${going} in progress`].filter(Boolean).join(', ') || 'Nothing uploaded'
     : `${done.length} of ${items.length} uploaded${failed ? `, ${failed} failed` : ''}`;
 
   return (
