@@ -6,23 +6,23 @@ import { Icon } from './icon.js';
  * Two forms that work without script (the server sets the cookie and sends the visitor back); with
  * script, site.tsx and the app switch in place. CSS shows the one that leads away from the theme in use.
  */
+const SWITCHES = [
+  { theme: 'dark', label: 'Use the dark theme', title: 'Dark theme', icon: Moon },
+  { theme: 'light', label: 'Use the light theme', title: 'Light theme', icon: Sun },
+] as const;
+
 export function ThemeSwitch({ back }: { back: string }) {
   return (
     <>
-      <form method="post" action="/theme" class="theme-switch theme-to-dark" data-theme-switch>
-        <input type="hidden" name="theme" value="dark" />
-        <input type="hidden" name="back" value={back} />
-        <button type="submit" class="ghost icon-only" aria-label="Use the dark theme" title="Dark theme">
-          <Icon icon={Moon} />
-        </button>
-      </form>
-      <form method="post" action="/theme" class="theme-switch theme-to-light" data-theme-switch>
-        <input type="hidden" name="theme" value="light" />
-        <input type="hidden" name="back" value={back} />
-        <button type="submit" class="ghost icon-only" aria-label="Use the light theme" title="Light theme">
-          <Icon icon={Sun} />
-        </button>
-      </form>
+      {SWITCHES.map((to) => (
+        <form key={to.theme} method="post" action="/theme" class={`theme-switch theme-to-${to.theme}`} data-theme-switch>
+          <input type="hidden" name="theme" value={to.theme} />
+          <input type="hidden" name="back" value={back} />
+          <button type="submit" class="ghost icon-only" aria-label={to.label} title={to.title}>
+            <Icon icon={to.icon} />
+          </button>
+        </form>
+      ))}
     </>
   );
 }
