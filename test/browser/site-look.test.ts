@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../helpers/browser.js';
-import { expectAccessible, screenshot, watchConsole } from '../helpers/dashboard.js';
+import { expectAccessible, screenshot, signedInContext, watchConsole } from '../helpers/dashboard.js';
 import { createTestEnv, type TestEnv } from '../helpers/test-env.js';
 
 // The site's own pages (home, sign-in, registration, an error page) in both themes and at both
@@ -65,12 +65,27 @@ describe('site pages in a real browser', function () {
     });
   }
 
-  it('shows a browser the error page with its status and a way home, which leads home', async () => {
-    const page = await open('/album/nosuchalbum', 'light', 1280);
-    await page.getByRole('heading', { name: 'Nothing here' }).waitFor();
-    await page.getByRole('link', { name: 'Go to the home page' }).click();
-    await page.waitForURL(`${site}/`);
-    await page.context().close();
+  it('shows a browser the error page for a missing file, album and route, with its status and a way home', async () => {
+    const alice = await env.createAccount();
+    for (const path of [`/u/${alice.username}/gone.png`, '/album/nosuchalbum', '/no/such/page']) {
+      const page = await open('/', 'light', 1280);
+      const response = await page.goto(`${site}${path}`);
+      expect(response!.status(), path).to.equal(404);
+      await page.getByRole('heading', { name: 'Nothing here' }).waitFor();
+      await page.getByRole('link', { name: 'Go to the home page' }).click();
+      await page.waitForURL(`${site}/`);
+      await page.context().close();
+    }
+  });
+
+  it('sends a signed-in browser from /account to the dashboard settings', async () => {
+    const alice = await env.createAccount();
+    const context = await signedInContext(browser, env, alice.id);
+    const page = await context.newPage();
+    await page.goto(`${site}/account`);
+    await page.waitForURL(`${site}/dashboard/settings`);
+    await page.getByRole('heading', { name: 'Settings' }).first().waitFor();
+    await context.close();
   });
 
   it('switches the theme in place from the header, and the choice holds on the next page', async () => {
