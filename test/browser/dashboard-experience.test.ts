@@ -323,7 +323,8 @@ describe('the dashboard as a person meets it', function () {
       await page.getByRole('dialog', { name: /mountain-photo\.jpg/ }).waitFor();
       await page.keyboard.press('Escape');
       await page.locator('dialog.lightbox').waitFor({ state: 'detached' });
-      expect(await focusMatches(page, '.tile-preview')).to.equal(true);
+      // Focus goes back to the tile once the dialog has closed.
+      await page.waitForFunction(() => document.activeElement?.matches('.tile-preview') ?? false);
 
       await page.getByRole('link', { name: 'forest-walk.png' }).click();
       await page.waitForURL(/\/dashboard\/files\//);
@@ -365,7 +366,9 @@ describe('the dashboard as a person meets it', function () {
       page = await open(user, '/dashboard');
       await page.locator('.empty').waitFor();
 
-      // Upload: Tab to the picker, Space opens the chooser.
+      // Upload: Tab to the picker, Space opens the chooser. Once the page's first requests are done,
+      // so that no re-render replaces the focused input between the Tab and the Space.
+      await page.waitForLoadState('networkidle');
       await tabTo(page, '#file');
       const chooser = page.waitForEvent('filechooser');
       await page.keyboard.press('Space');
