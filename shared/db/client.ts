@@ -10,7 +10,10 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import type { DependencyHealth } from '../dependency-health.js';
-import * as schema from './schema.js';
+import * as oauthTables from './oauth.schema.js';
+import * as tables from './schema.js';
+
+const schema = { ...tables, ...oauthTables };
 
 /** One schema, two drivers: the services never know which one they run on. */
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;

@@ -1,6 +1,6 @@
 import { and, desc, eq, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
-import { type OAuthConnectionRow, oauthConnections } from '../db/schema.js';
+import { type OAuthConnectionRow, oauthConnections } from '../db/oauth.schema.js';
 
 export interface ConnectedClient {
   clientId: string;

@@ -1,6 +1,6 @@
 import { and, eq, gt, inArray, isNotNull, isNull, lt, lte, notInArray, or, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
-import { oauthModels } from '../db/schema.js';
+import { oauthModels } from '../db/oauth.schema.js';
 
 export type OAuthModelPayload = Record<string, unknown>;
 

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { createPrivateKey, createPublicKey, randomUUID, sign, verify } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { connectPostgres, type DatabaseHandle } from '../../shared/db/client.js';
-import { oauthModels } from '../../shared/db/schema.js';
+import { oauthModels } from '../../shared/db/oauth.schema.js';
 import { randomHex, SecretBox } from '../../shared/crypto.js';
 import { OAuthModelRepository } from '../../shared/repositories/oauth-model.repository.js';
 import { OidcAdapter, oidcAdapterFactory } from '../../shared/services/assistants/oidc-adapter.js';
