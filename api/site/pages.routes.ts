@@ -12,8 +12,7 @@ import { HomePage } from './views/home-page.js';
 import { THEME_COOKIE, themeOf } from './views/theme.js';
 import type { AppBundle } from './app-bundle.js';
 import { FAVICON_SVG } from './pages/assets.js';
-import { escapeHtml } from './pages/html.js';
-import { pageCsp, type SitePages } from './pages/site-pages.js';
+import type { SitePages } from './pages/site-pages.js';
 import { staticAsset } from './static-asset.js';
 
 /** The site's own pages: the home page's uploader, the dashboard's shell, sign-in, registration, sign-out, the theme. */
@@ -33,22 +32,12 @@ export function pagesRoutes({ services }: RouteDeps, pages: SitePages, bundle: A
   router.get('/dashboard{/*rest}', async (ctx) => {
     const account = await siteAccountOf(ctx, services.sessions);
     if (!account) return ctx.redirect(`/login?next=${encodeURIComponent(ctx.path)}`);
-    const theme = themeOf(ctx.cookies.get(THEME_COOKIE));
-    ctx.set('Content-Security-Policy', pageCsp());
-    ctx.set('X-Frame-Options', 'DENY');
-    ctx.set('Cache-Control', 'no-store');
-    ctx.type = 'text/html; charset=utf-8';
-    ctx.body = `<!DOCTYPE html><html lang="en"${theme ? ` data-theme="${theme}"` : ''}>
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="color-scheme" content="light dark">
-<title>Dashboard · Hosted Files</title>
-<link rel="icon" href="/assets/favicon.svg" type="image/svg+xml">
-${bundle.headFor('dashboard')}
-</head>
-<body><div id="app" data-username="${escapeHtml(account.username)}" data-plan="${escapeHtml(account.plan)}"></div></body>
-</html>`;
+    // The app renders itself into #app; the server says who is signed in, so the header needs no request.
+    await pages.render(
+      ctx,
+      { title: 'Dashboard', entry: 'dashboard', view: () => h('div', { id: 'app', 'data-username': account.username, 'data-plan': account.plan }) },
+      { account, path: ctx.url, site: '' },
+    );
   });
 
   router.get('/login', async (ctx) => {
