@@ -10,10 +10,11 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import type { DependencyHealth } from '../dependency-health.js';
+import * as integrationTables from './integrations.schema.js';
 import * as oauthTables from './oauth.schema.js';
 import * as tables from './schema.js';
 
-const schema = { ...tables, ...oauthTables };
+const schema = { ...tables, ...oauthTables, ...integrationTables };
 
 /** One schema, two drivers: the services never know which one they run on. */
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;

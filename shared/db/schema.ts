@@ -115,6 +115,8 @@ export const files = pgTable(
     objectKey: text('object_key').notNull(),
     shortCode: text('short_code').notNull(),
     size: bigint('size', { mode: 'number' }).notNull(),
+    // SHA-256 (hex) of the stored bytes, computed while they streamed in; null for files stored before it was kept.
+    sha256: text('sha256'),
     mimeType: text('mime_type').notNull(),
     source: text('source').notNull(),
     urlFormat: text('url_format', { enum: ['subdomain', 'short', 'custom', 'standard', 'anonymous'] }).notNull(),
