@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Redis } from 'ioredis';
 import Koa from 'koa';
 import type { Container } from '../shared/container.js';
-import { MCP_SCOPE_NAMES, mcpResourceOf } from '../shared/services/assistants/oauth-scopes.js';
+import { SCOPE_NAMES } from '../shared/scopes.js';
+import { mcpResourceOf } from '../shared/services/assistants/mcp-resource.js';
 import type { NotificationHub } from '../shared/services/notifications/notification-hub.js';
 import { parseBodies } from './middleware/body-parser.middleware.js';
 import { errorHandler, notFound } from './middleware/error.middleware.js';
@@ -65,7 +66,7 @@ export async function createApp(container: Container, hub: NotificationHub, subs
   app.use(hostedFiles(container, headers));
   app.use(metricsRoutes(metrics, container.config.metricsToken).routes());
   app.use(healthRoutes(services.readiness).routes());
-  app.use(oauthServer(provider, { issuer: config.baseUrl, defaultScope: MCP_SCOPE_NAMES.join(' ') }, container.rateLimits));
+  app.use(oauthServer(provider, { issuer: config.baseUrl, defaultScope: SCOPE_NAMES.join(' ') }, container.rateLimits));
   // Before the Redis gate and the JSON parser: tools answer for themselves, and bodies may be large.
   app.use(mcp.router.routes());
   app.use(requireRedisForChanges(container.redis));

@@ -1,5 +1,7 @@
 import type { ParameterizedContext } from 'koa';
+import { AppError } from '../shared/errors.js';
 import type { Principal } from '../shared/principal.js';
+import type { Scope } from '../shared/scopes.js';
 import type { Uploader } from '../shared/services/uploads/upload.service.js';
 import type { McpPrincipal } from './oauth/access-tokens.js';
 
@@ -10,6 +12,10 @@ export interface AppState {
   route?: string;
   /** set by the auth middleware: who the request acts for */
   principal?: Principal;
+  /** set by the auth middleware for a personal access token: what it may do (absent: anything) */
+  scopes?: readonly Scope[];
+  /** set by `needs(scope)` once the route's scope is checked */
+  scopeChecked?: boolean;
   /** set by the upload auth middleware */
   uploader?: Uploader;
   /** set by the MCP bearer middleware: the account and the scopes its assistant holds */
@@ -18,10 +24,15 @@ export interface AppState {
 
 export type AppContext = ParameterizedContext<AppState>;
 
-/** Who the auth middleware found the request acts for; only call behind it. */
+/**
+ * Who the auth middleware found the request acts for; only call behind it. A personal access token
+ * passes only routes that declared the scope they need: the rest (keys, tokens, webhooks, settings…)
+ * are the primary key's and the session's alone.
+ */
 export function principalOf(ctx: AppContext): Principal {
   const principal = ctx.state.principal;
   if (!principal) throw new Error('principalOf() used on a route without authentication');
+  if (ctx.state.scopes && !ctx.state.scopeChecked) throw AppError.forbidden('This route needs the primary API key or a signed-in session, not an access token');
   return principal;
 }
 

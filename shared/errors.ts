@@ -28,6 +28,10 @@ export class AppError extends Error {
   static forbidden(message: string) {
     return new AppError(403, 'forbidden', message);
   }
+  /** A personal access token without the scope the route needs: the body names it (`requiredScope`). */
+  static missingScope(scope: string) {
+    return new AppError(403, 'insufficient_scope', `This token lacks the ${scope} scope`, { requiredScope: scope });
+  }
   static notFound(message = 'Not found') {
     return new AppError(404, 'not_found', message);
   }

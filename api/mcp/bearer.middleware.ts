@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { MCP_SCOPE_NAMES, type McpScope } from '../../shared/services/assistants/oauth-scopes.js';
+import { SCOPE_NAMES, type Scope } from '../../shared/scopes.js';
 import type { AccessTokenVerifier, McpPrincipal } from '../oauth/access-tokens.js';
 import type { AppContext, AppState } from '../state.js';
 
@@ -34,7 +34,7 @@ export function requireMcpToken(verifier: AccessTokenVerifier, baseUrl: string):
     const principal = token ? await verifier.verify(token) : undefined;
     if (!principal) {
       const description = token ? 'The access token is invalid, expired or revoked' : 'An access token is required';
-      return challenge(ctx, 401, 'invalid_token', description, MCP_SCOPE_NAMES, metadataUrl);
+      return challenge(ctx, 401, 'invalid_token', description, SCOPE_NAMES, metadataUrl);
     }
     ctx.state.mcp = principal;
     await next();
@@ -52,7 +52,7 @@ export function mcpPrincipalOf(ctx: AppContext): McpPrincipal {
  * Whether the request's token holds every scope of `needed`; if not, answers 403 insufficient_scope
  * naming them all (what a client asks for when it steps up) and returns false.
  */
-export function holdsScopes(ctx: AppContext, needed: readonly McpScope[], baseUrl: string): boolean {
+export function holdsScopes(ctx: AppContext, needed: readonly Scope[], baseUrl: string): boolean {
   const held = new Set(mcpPrincipalOf(ctx).scopes);
   if (needed.every((scope) => held.has(scope))) return true;
   challenge(ctx, 403, 'insufficient_scope', `This needs the scopes: ${needed.join(' ')}`, needed, resourceMetadataUrlOf(baseUrl));

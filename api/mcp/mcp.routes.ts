@@ -3,7 +3,8 @@ import { hostHeaderValidation, originValidation, toNodeHandler } from '@modelcon
 import type { Middleware } from 'koa';
 import type { Config } from '../../shared/config.js';
 import { AppError } from '../../shared/errors.js';
-import { MCP_SCOPE_NAMES, mcpResourceOf } from '../../shared/services/assistants/oauth-scopes.js';
+import { SCOPE_NAMES } from '../../shared/scopes.js';
+import { mcpResourceOf } from '../../shared/services/assistants/mcp-resource.js';
 import { parseJson, readBody } from '../middleware/body-parser.middleware.js';
 import type { AccessTokenVerifier } from '../oauth/access-tokens.js';
 import { LOOPBACK_HOSTS } from '../oauth/provider.js';
@@ -49,7 +50,7 @@ export function mcpRoutes(verifier: AccessTokenVerifier, config: Pick<Config, 'b
   const metadata = {
     resource: mcpResourceOf(baseUrl),
     authorization_servers: [baseUrl],
-    scopes_supported: MCP_SCOPE_NAMES,
+    scopes_supported: SCOPE_NAMES,
     bearer_methods_supported: ['header'],
     resource_name: 'Hosted Files',
   };

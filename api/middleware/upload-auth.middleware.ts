@@ -1,10 +1,12 @@
 import type { Middleware } from 'koa';
 import type { Container } from '../../shared/container.js';
 import { AppError } from '../../shared/errors.js';
+import { isAccessToken } from '../../shared/services/accounts/access-token.service.js';
 import { SESSION_COOKIE } from '../../shared/services/accounts/session.service.js';
 import { SITE_SESSION_COOKIE } from '../../shared/services/accounts/site-session.service.js';
 import type { Uploader } from '../../shared/services/uploads/upload.service.js';
 import type { AppContext, AppState } from '../state.js';
+import { bearerOf } from './auth.middleware.js';
 
 type UploadDeps = Pick<Container, 'services'>;
 
@@ -15,14 +17,17 @@ export interface IdentifiedUploader {
 }
 
 /**
- * Who may upload: a key in x-api-key (unknown or banned: 403), a session as `Authorization: Bearer`,
+ * Who may upload: a key in x-api-key (unknown or banned: 403), a session or a personal access token
+ * (files:write) as `Authorization: Bearer`,
  * or else only the website itself (same Origin, plus its visitor cookie for anonymous uploads or
  * the session cookie of a signed-in account); anything else is 401.
  */
 export async function identifyUploader(ctx: AppContext, { services }: UploadDeps): Promise<IdentifiedUploader> {
   const key = ctx.get('x-api-key');
   if (key) return { uploader: await services.uploadAuth.resolveKey(key) };
-  const bearer = /^Bearer\s+(\S+)$/i.exec(ctx.get('authorization'))?.[1];
+  const bearer = bearerOf(ctx);
+  // A personal access token is a key whichever header carries it.
+  if (bearer && isAccessToken(bearer)) return { uploader: await services.uploadAuth.resolveKey(bearer) };
   const bearerPrincipal = bearer ? await services.sessions.principalOf(bearer) : undefined;
   if (bearer && !bearerPrincipal) throw AppError.unauthorized('Invalid or expired session');
   if (bearerPrincipal) return { uploader: services.uploadAuth.uploaderFor(bearerPrincipal, null) };

@@ -1,13 +1,13 @@
 import type Provider from 'oidc-provider';
 import type { Principal } from '../../shared/principal.js';
 import type { ConnectionService } from '../../shared/services/assistants/connection.service.js';
-import { type McpScope, mcpScopesIn } from '../../shared/services/assistants/oauth-scopes.js';
+import { type Scope, scopesIn } from '../../shared/scopes.js';
 
 /** Who an MCP request acts for: the account and what its assistant was allowed — never a key. */
 export interface McpPrincipal {
   account: Principal;
   clientId: string;
-  scopes: McpScope[];
+  scopes: Scope[];
 }
 
 // oidc-provider's opaque tokens are base64url ids; anything else is not worth a query.
@@ -34,6 +34,6 @@ export class AccessTokenVerifier {
     if (!grant || grant.accountId !== accountId || grant.clientId !== clientId) return undefined;
     const account = await this.connections.principalFor(accountId, clientId);
     if (!account) return undefined;
-    return { account, clientId, scopes: mcpScopesIn(accessToken.scope) };
+    return { account, clientId, scopes: scopesIn(accessToken.scope) };
   }
 }

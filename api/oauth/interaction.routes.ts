@@ -3,7 +3,8 @@ import { h } from 'preact';
 import type Provider from 'oidc-provider';
 import type { InteractionResults } from 'oidc-provider';
 import { AppError } from '../../shared/errors.js';
-import { MCP_SCOPES, mcpResourceOf, mcpScopesIn } from '../../shared/services/assistants/oauth-scopes.js';
+import { SCOPES, scopesIn } from '../../shared/scopes.js';
+import { mcpResourceOf } from '../../shared/services/assistants/mcp-resource.js';
 import { siteAccountOf } from '../middleware/auth.middleware.js';
 import type { RouteDeps } from '../routes/route-deps.js';
 import { refuseCrossSite } from '../middleware/cross-site.guard.js';
@@ -61,7 +62,7 @@ export function interactionRoutes(provider: Provider, { services, config }: Rout
       logoUri: client.logoUri ?? null,
       redirectHost: redirect.protocol.startsWith('http') ? redirect.host : `${redirect.protocol}//`,
       redirectIsLocal: LOOPBACK_HOSTS.has(redirect.hostname),
-      scopes: mcpScopesIn(String(interaction.params.scope ?? '')).map((name) => ({ name, words: MCP_SCOPES[name] })),
+      scopes: scopesIn(String(interaction.params.scope ?? '')).map((name) => ({ name, words: SCOPES[name] })),
     };
     await pages.render(ctx, { title: 'Connect an app', formTargets: [formTargetOf(redirect)], view: (frame) => h(ConsentPage, { frame, view }) });
   });
@@ -74,7 +75,7 @@ export function interactionRoutes(provider: Provider, { services, config }: Rout
     const account = await signedIn(ctx);
     if (!account) return ctx.redirect(`/login?next=${encodeURIComponent(ctx.path)}`);
     const form = (ctx.request.body ?? {}) as { decision?: string; scope?: string | string[] };
-    const requested = mcpScopesIn(String(interaction.params.scope ?? ''));
+    const requested = scopesIn(String(interaction.params.scope ?? ''));
     const ticked = new Set([form.scope ?? []].flat());
     const allowed = requested.filter((scope) => ticked.has(scope));
 

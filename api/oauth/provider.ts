@@ -7,7 +7,8 @@ import type { Logger } from '../../shared/logger.js';
 import { safeFetch } from '../../shared/net/safe-fetch.js';
 import { onEndOfLifeNode } from '../../shared/node-runtime.js';
 import type { AuthorizationStore } from '../../shared/services/assistants/authorization-store.js';
-import { MCP_SCOPE_NAMES, mcpResourceOf } from '../../shared/services/assistants/oauth-scopes.js';
+import { SCOPE_NAMES } from '../../shared/scopes.js';
+import { mcpResourceOf } from '../../shared/services/assistants/mcp-resource.js';
 import { h, type JSX } from 'preact';
 import { InteractionErrorPage } from '../site/views/consent-page.js';
 import type { PageFrame } from '../site/views/page.js';
@@ -70,7 +71,7 @@ export async function createOAuthProvider({ config, store, logger, pages }: OAut
       const account = await store.activeAccount(id);
       return account && { accountId: account.id, claims: () => ({ sub: account.id }) };
     },
-    scopes: ['openid', 'offline_access', ...MCP_SCOPE_NAMES],
+    scopes: ['openid', 'offline_access', ...SCOPE_NAMES],
     claims: { openid: ['sub'] },
     responseTypes: ['code'],
     clientAuthMethods: ['none', 'client_secret_basic', 'client_secret_post'],
@@ -125,7 +126,7 @@ export async function createOAuthProvider({ config, store, logger, pages }: OAut
         useGrantedResource: () => true,
         getResourceServerInfo(_ctx, indicator) {
           if (indicator !== resource) throw new errors.InvalidTarget(`the only resource is ${resource}`);
-          return { scope: MCP_SCOPE_NAMES.join(' '), audience: resource, accessTokenTTL: ACCESS_TOKEN_TTL_SECONDS, accessTokenFormat: 'opaque' };
+          return { scope: SCOPE_NAMES.join(' '), audience: resource, accessTokenTTL: ACCESS_TOKEN_TTL_SECONDS, accessTokenFormat: 'opaque' };
         },
       },
       // Experimental in oidc-provider (pinned with ~): https client ids resolved from their document.

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { passwordSchema, usernameSchema } from '../../shared/services/accounts/account.service.js';
 import { SESSION_COOKIE } from '../../shared/services/accounts/session.service.js';
 import { validate } from '../../shared/validation.js';
-import { requireAccount } from '../middleware/auth.middleware.js';
+import { bearerOf, needs, requireAccount } from '../middleware/auth.middleware.js';
 import { type AppContext, type AppState, principalOf } from '../state.js';
 import type { RouteDeps } from './route-deps.js';
 
@@ -32,8 +32,9 @@ function signInContext(ctx: AppContext) {
 export function authRoutes({ services }: RouteDeps) {
   const router = new Router<AppState>({ prefix: '/auth' });
 
-  router.get('/me', requireAccount(services.accounts, services.sessions, services.siteSessions), async (ctx) => {
-    ctx.body = { success: true, data: { user: await services.accounts.profile(principalOf(ctx)) } };
+  router.get('/me', requireAccount(services), needs('account:read'), async (ctx) => {
+    // A token never learns the primary key.
+    ctx.body = { success: true, data: { user: await services.accounts.profile(principalOf(ctx), { withApiKey: !ctx.state.scopes }) } };
   });
 
   router.get('/captcha', async (ctx) => {
@@ -54,7 +55,7 @@ export function authRoutes({ services }: RouteDeps) {
   });
 
   router.post('/logout', async (ctx) => {
-    const token = /^Bearer\s+(\S+)$/i.exec(ctx.get('authorization'))?.[1] ?? ctx.cookies.get(SESSION_COOKIE);
+    const token = bearerOf(ctx) ?? ctx.cookies.get(SESSION_COOKIE);
     if (token) await services.auth.logout(token);
     ctx.cookies.set(SESSION_COOKIE, null);
     ctx.body = { success: true, message: 'Signed out' };

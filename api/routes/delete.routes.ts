@@ -1,6 +1,7 @@
 import { Router } from '@koa/router';
 import { z } from 'zod';
 import { AppError } from '../../shared/errors.js';
+import { assertScope } from '../../shared/services/accounts/credential.service.js';
 import { validate } from '../../shared/validation.js';
 import type { AppState } from '../state.js';
 import type { RouteDeps } from './route-deps.js';
@@ -10,8 +11,8 @@ const credential = z.string().optional().catch(undefined);
 export const deleteQuerySchema = z.object({ token: credential, apiKey: credential });
 
 /**
- * GET /api/delete/:filename — a link that deletes: with the account key (`apiKey` query or
- * x-api-key header) or with the file's own deletion token (`token`), which names one file only.
+ * GET /api/delete/:filename — a link that deletes: with the account key or an access token holding
+ * files:delete (`apiKey` query or x-api-key header), or with the file's own deletion token (`token`), which names one file only.
  */
 export function deleteRoutes({ services }: RouteDeps) {
   const router = new Router<AppState>();
@@ -22,9 +23,10 @@ export function deleteRoutes({ services }: RouteDeps) {
     if (query.token) {
       await services.files.deleteWithToken(filename, query.token);
     } else if (apiKey) {
-      const principal = await services.accounts.findByApiKey(apiKey);
-      if (!principal) throw AppError.unauthorized('Invalid API key');
-      await services.files.deleteOwned(principal, filename);
+      const credential = await services.credentials.byKey(apiKey);
+      if (!credential) throw AppError.unauthorized('Invalid API key');
+      assertScope(credential, 'files:delete');
+      await services.files.deleteOwned(credential.principal, filename);
     } else {
       throw AppError.unauthorized('An apiKey or token query parameter is required');
     }

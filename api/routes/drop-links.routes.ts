@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { createDropLinkSchema, MAX_DROP_WAIT_SECONDS } from '../../shared/services/folders/drop-link.service.js';
 import type { NotificationHub } from '../../shared/services/notifications/notification-hub.js';
 import { validate } from '../../shared/validation.js';
+import { needs } from '../middleware/auth.middleware.js';
 import { type AppContext, type AppState, principalOf } from '../state.js';
 import type { RouteDeps } from './route-deps.js';
 
@@ -21,22 +22,22 @@ function closedSignal(ctx: AppContext): AbortSignal {
 export function dropLinksRoutes({ services }: RouteDeps, hub: NotificationHub) {
   const router = new Router<AppState>({ prefix: '/drop-links' });
 
-  router.post('/', async (ctx) => {
+  router.post('/', needs('files:write'), async (ctx) => {
     const link = await services.dropLinks.create(principalOf(ctx), validate(createDropLinkSchema, ctx.request.body ?? {}));
     ctx.body = { success: true, data: link };
   });
 
-  router.get('/', async (ctx) => {
+  router.get('/', needs('files:read'), async (ctx) => {
     ctx.body = { success: true, data: { dropLinks: await services.dropLinks.list(principalOf(ctx)) } };
   });
 
-  router.get('/:id', async (ctx) => {
+  router.get('/:id', needs('files:read'), async (ctx) => {
     const { wait } = validate(waitSchema, ctx.query);
     const options = wait > 0 ? { waitSeconds: wait, arrivals: hub, signal: closedSignal(ctx) } : undefined;
     ctx.body = { success: true, data: await services.dropLinks.get(principalOf(ctx), ctx.params.id!, options) };
   });
 
-  router.delete('/:id', async (ctx) => {
+  router.delete('/:id', needs('files:write'), async (ctx) => {
     await services.dropLinks.cancel(principalOf(ctx), ctx.params.id!);
     ctx.body = { success: true, message: 'Drop link cancelled' };
   });

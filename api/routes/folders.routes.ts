@@ -1,6 +1,7 @@
 import { Router } from '@koa/router';
 import { z } from 'zod';
 import { validate } from '../../shared/validation.js';
+import { needs } from '../middleware/auth.middleware.js';
 import { type AppState, principalOf } from '../state.js';
 import type { RouteDeps } from './route-deps.js';
 
@@ -20,21 +21,21 @@ export const defaultFolderSchema = z.object({
 export function foldersRoutes({ services }: RouteDeps) {
   const router = new Router<AppState>();
 
-  router.get('/folders', async (ctx) => {
+  router.get('/folders', needs('folders:read'), async (ctx) => {
     ctx.body = { success: true, data: await services.folders.list(principalOf(ctx)) };
   });
 
-  router.post('/folders', async (ctx) => {
+  router.post('/folders', needs('folders:write'), async (ctx) => {
     const { name } = validate(newFolderSchema, ctx.request.body ?? {});
     ctx.body = { success: true, data: await services.folders.create(principalOf(ctx), name) };
   });
 
-  router.delete('/folders/:id', async (ctx) => {
+  router.delete('/folders/:id', needs('folders:write'), async (ctx) => {
     await services.folders.delete(principalOf(ctx), ctx.params.id!);
     ctx.body = { success: true, message: 'Folder deleted; its files moved to the root library' };
   });
 
-  router.post('/default-folder', async (ctx) => {
+  router.post('/default-folder', needs('folders:write'), async (ctx) => {
     const { folderId } = validate(defaultFolderSchema, ctx.request.body);
     ctx.body = { success: true, defaultUploadFolderId: await services.folders.setDefault(principalOf(ctx), folderId) };
   });
@@ -52,11 +53,11 @@ export function foldersRoutes({ services }: RouteDeps) {
     ctx.body = { success: true, message: 'Folder key revoked' };
   });
 
-  router.post('/folders/:id/share', async (ctx) => {
+  router.post('/folders/:id/share', needs('folders:write'), async (ctx) => {
     ctx.body = { success: true, data: await services.albums.share(principalOf(ctx), ctx.params.id!) };
   });
 
-  router.delete('/folders/:id/share', async (ctx) => {
+  router.delete('/folders/:id/share', needs('folders:write'), async (ctx) => {
     await services.albums.unshare(principalOf(ctx), ctx.params.id!);
     ctx.body = { success: true, message: 'Folder no longer shared; its album link is gone' };
   });

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { NotificationHub } from '../../shared/services/notifications/notification-hub.js';
 import { validate } from '../../shared/validation.js';
 import { openNotificationStream } from '../sse/notification-stream.js';
+import { needs } from '../middleware/auth.middleware.js';
 import { type AppState, principalOf } from '../state.js';
 import type { RouteDeps } from './route-deps.js';
 
@@ -18,25 +19,25 @@ export const voteSchema = z.object({
 export function notificationsRoutes({ services, config }: RouteDeps, hub: NotificationHub) {
   const router = new Router<AppState>();
 
-  router.get('/notifications', async (ctx) => {
+  router.get('/notifications', needs('account:read'), async (ctx) => {
     ctx.body = { success: true, data: await services.notifications.list(principalOf(ctx)) };
   });
 
-  router.get('/notifications/stream', async (ctx) => {
+  router.get('/notifications/stream', needs('account:read'), async (ctx) => {
     await openNotificationStream(ctx, principalOf(ctx), { hub, notifications: services.notifications, heartbeatMs: config.sseHeartbeatMs });
   });
 
-  router.post('/notifications/read', async (ctx) => {
+  router.post('/notifications/read', needs('account:read'), async (ctx) => {
     const { notificationId } = validate(markReadSchema, ctx.request.body ?? {});
     await services.notifications.markRead(principalOf(ctx), notificationId);
     ctx.body = { success: true, message: 'Notification marked as read' };
   });
 
-  router.get('/polls', async (ctx) => {
+  router.get('/polls', needs('account:read'), async (ctx) => {
     ctx.body = { success: true, data: { polls: await services.polls.list(principalOf(ctx)) } };
   });
 
-  router.post('/polls/vote', async (ctx) => {
+  router.post('/polls/vote', needs('account:read'), async (ctx) => {
     ctx.body = { success: true, poll: await services.polls.vote(principalOf(ctx), validate(voteSchema, ctx.request.body)) };
   });
 

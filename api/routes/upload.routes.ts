@@ -5,6 +5,7 @@ import { EXPIRY_OPTIONS } from '../../shared/contracts/values.js';
 import type { UploadResult } from '../../shared/contracts/upload.contract.js';
 import type { ReceivedBody, UploadService } from '../../shared/services/uploads/upload.service.js';
 import { validate } from '../../shared/validation.js';
+import { bearerOf } from '../middleware/auth.middleware.js';
 import { uploadAuth } from '../middleware/upload-auth.middleware.js';
 import { type AppContext, type AppState, uploaderOf } from '../state.js';
 import { receiveSingleFile } from '../upload/receive-file.js';
@@ -46,7 +47,7 @@ export function uploadRoutes(container: RouteDeps) {
 
   router.get('/config', async (ctx) => {
     const key = ctx.get('x-api-key');
-    const account = key ? await services.accounts.findByApiKey(key) : undefined;
+    const account = key ? (await services.credentials.byKey(key))?.principal : undefined;
     const free = plans.of('free').maxFileSize;
     ctx.body = {
       expiryOptions: EXPIRY_OPTIONS,
@@ -63,7 +64,7 @@ export function uploadRoutes(container: RouteDeps) {
     const uploader = uploaderOf(ctx);
     const { file, fields } = await receiveSingleFile(ctx, services.uploads, services.uploads.receiveOptionsFor(uploader.account));
     const { expiry } = await formFields(services.uploads, file.received, fields);
-    const source = ctx.get('x-api-key') ? 'api' : 'web';
+    const source = ctx.get('x-api-key') || bearerOf(ctx) ? 'api' : 'web';
     respond(ctx, await services.uploads.commit(uploader, file.received, { originalName: file.originalname, expiry, source }));
   });
 

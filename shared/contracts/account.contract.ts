@@ -25,6 +25,7 @@ export type AccountSummary = z.output<typeof accountSummarySchema>;
 /** GET /api/auth/me: every field the spec lists for it. */
 export const profileSchema = accountSummarySchema
   .extend({
+    apiKey: z.string().nullable().meta({ description: 'The primary key (hfs_…); null when asked with a personal access token' }),
     status: accountStatusSchema,
     usage: usageSchema,
     defaultUploadFolderId: uuid.nullable(),

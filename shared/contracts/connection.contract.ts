@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MCP_SCOPE_NAMES } from '../services/assistants/oauth-scopes.js';
+import { SCOPE_NAMES } from '../scopes.js';
 import { isoDate } from './common.contract.js';
 
 export const connectionSchema = z
@@ -7,7 +7,7 @@ export const connectionSchema = z
     clientId: z.string(),
     clientName: z.string().nullable(),
     clientUri: z.string().nullable(),
-    scopes: z.array(z.enum(MCP_SCOPE_NAMES)),
+    scopes: z.array(z.enum(SCOPE_NAMES)),
     connectedAt: isoDate,
     lastUsedAt: isoDate.nullable(),
   })

@@ -336,7 +336,7 @@ describe('dashboard: the account pages in a real browser', function () {
 
       const page = await openPage(browser, env, alice.id, '/dashboard/settings');
       const item = page.locator('.assistant', { hasText: 'Test Assistant' });
-      await waitForText(item, 'May see your files, see your folders.');
+      await waitForText(item, 'May: List your files and look at them; List your folders.');
       await item.getByRole('button', { name: 'Disconnect' }).click();
       const dialog = page.getByRole('dialog', { name: 'Disconnect Test Assistant?' });
       await dialog.getByRole('button', { name: 'Disconnect' }).click();

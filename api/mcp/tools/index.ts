@@ -1,4 +1,4 @@
-import type { McpScope } from '../../../shared/services/assistants/oauth-scopes.js';
+import type { Scope } from '../../../shared/scopes.js';
 import { checkFileHandoffTool } from './check-file-handoff.tool.js';
 import { createFolderTool } from './create-folder.tool.js';
 import { deleteFilesTool } from './delete-files.tool.js';
@@ -35,4 +35,4 @@ export const TOOLS = [
 ];
 
 /** The scope each tool needs, by name. */
-export const TOOL_SCOPES: Record<string, McpScope> = Object.fromEntries(TOOLS.map((t) => [t.name, t.scope]));
+export const TOOL_SCOPES: Record<string, Scope> = Object.fromEntries(TOOLS.map((t) => [t.name, t.scope]));

@@ -3,7 +3,7 @@ import type { Container } from '../../../shared/container.js';
 import { isAppError } from '../../../shared/errors.js';
 import type { DropArrivals } from '../../../shared/services/folders/drop-link.service.js';
 import type { Preview } from '../../../shared/services/media/file-preview.js';
-import type { McpScope } from '../../../shared/services/assistants/oauth-scopes.js';
+import type { Scope } from '../../../shared/scopes.js';
 import type { McpPrincipal } from '../../oauth/access-tokens.js';
 
 /** What a tool is given besides its input: who calls, the services, and the request's life. */
@@ -28,7 +28,7 @@ export interface McpTool<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
   name: string;
   title: string;
   description: string;
-  scope: McpScope;
+  scope: Scope;
   input: I;
   output: O;
   annotations: ToolAnnotations;

@@ -154,12 +154,18 @@ export class AccountService {
     };
   }
 
-  /** The profile of GET /api/auth/me: every field the spec lists for it. */
-  async profile(principal: Principal): Promise<Profile> {
+  /** The primary key itself (for the configs that carry it). */
+  async apiKeyOf(principal: Principal): Promise<string> {
+    return this.box.decrypt((await this.row(principal.id)).apiKeySealed);
+  }
+
+  /** The profile of GET /api/auth/me: every field the spec lists for it (the key only when `withApiKey`). */
+  async profile(principal: Principal, { withApiKey = true } = {}): Promise<Profile> {
     const [account, customDomain] = await Promise.all([this.row(principal.id), this.customDomainOf(principal.id)]);
     const plan = this.plans.of(account.plan);
     return {
       ...this.summary(account),
+      ...(withApiKey ? {} : { apiKey: null }),
       status: account.status,
       usage: this.usageOf(account),
       defaultUploadFolderId: account.defaultUploadFolderId,

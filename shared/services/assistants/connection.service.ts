@@ -3,14 +3,14 @@ import type { Principal } from '../../principal.js';
 import type { ConnectedClient, OAuthConnectionRepository } from '../../repositories/oauth-connection.repository.js';
 import type { OAuthModelRepository, OAuthModelPayload } from '../../repositories/oauth-model.repository.js';
 import type { AuthorizationStore } from './authorization-store.js';
-import { type McpScope, mcpScopesIn } from './oauth-scopes.js';
+import { type Scope, scopesIn } from '../../scopes.js';
 
 /** An assistant connected to the account, as `GET /api/user/connections` lists it. */
 export interface Connection {
   clientId: string;
   clientName: string | null;
   clientUri: string | null;
-  scopes: McpScope[];
+  scopes: Scope[];
   connectedAt: string;
   lastUsedAt: string | null;
 }
@@ -36,9 +36,9 @@ export class ConnectionService {
 
   async list(principal: Principal): Promise<Connection[]> {
     const [rows, grants] = await Promise.all([this.deps.connections.list(principal.id), this.deps.models.grantsOf(principal.id)]);
-    const scopes = new Map<string, Set<McpScope>>();
+    const scopes = new Map<string, Set<Scope>>();
     for (const grant of grants) {
-      const held = scopes.get(grant.clientId) ?? new Set<McpScope>();
+      const held = scopes.get(grant.clientId) ?? new Set<Scope>();
       for (const scope of this.scopesOf(grant.payload)) held.add(scope);
       scopes.set(grant.clientId, held);
     }
@@ -49,7 +49,7 @@ export class ConnectionService {
         clientId: row.clientId,
         clientName: row.clientName,
         clientUri: row.clientUri,
-        scopes: mcpScopesIn([...scopes.get(row.clientId)!].join(' ')),
+        scopes: scopesIn([...scopes.get(row.clientId)!].join(' ')),
         connectedAt: row.connectedAt.toISOString(),
         lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
       }));
@@ -85,8 +85,8 @@ export class ConnectionService {
     return { expired, unusedClients };
   }
 
-  private scopesOf(grant: OAuthModelPayload): McpScope[] {
+  private scopesOf(grant: OAuthModelPayload): Scope[] {
     const resources = (grant.resources ?? {}) as Record<string, string>;
-    return mcpScopesIn(resources[this.deps.resource]);
+    return scopesIn(resources[this.deps.resource]);
   }
 }

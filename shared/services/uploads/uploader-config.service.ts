@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AppError } from '../../errors.js';
 import type { Principal } from '../../principal.js';
+import type { AccessTokenService } from '../accounts/access-token.service.js';
 import type { AccountService } from '../accounts/account.service.js';
 import type { FolderKeyService } from '../folders/folder-key.service.js';
 
@@ -9,6 +10,9 @@ export const uploaderConfigSchema = z.object({
   key: z.string({ error: 'key must be primary or a folder key id' }).min(1, 'key must be primary or a folder key id').default('primary'),
 });
 export type UploaderConfigRequest = z.output<typeof uploaderConfigSchema>;
+export const tokenConfigSchema = uploaderConfigSchema.pick({ tool: true });
+type Tool = UploaderConfigRequest['tool'];
+const TOOL_NAMES: Record<Tool, string> = { sharex: 'ShareX', flameshot: 'Flameshot', curl: 'curl' };
 
 export interface UploaderConfigFile {
   filename: string;
@@ -28,13 +32,23 @@ export class UploaderConfigService {
   constructor(
     private readonly accounts: AccountService,
     private readonly folderKeys: FolderKeyService,
+    private readonly tokens: AccessTokenService,
     private readonly baseUrl: string,
   ) {}
 
   async build(account: Principal, request: UploaderConfigRequest): Promise<UploaderConfigFile> {
-    const key = await this.keyOf(account, request.key);
+    return this.configFor(request.tool, await this.keyOf(account, request.key));
+  }
+
+  /** A config carrying a new personal access token that may only upload (files:write), named after the tool. */
+  async buildWithNewToken(account: Principal, tool: Tool): Promise<UploaderConfigFile> {
+    const { token } = await this.tokens.create(account, { name: `${TOOL_NAMES[tool]} uploads`, scopes: ['files:write'] });
+    return this.configFor(tool, { apiKey: token, username: account.username });
+  }
+
+  private configFor(tool: Tool, key: ConfigKey): UploaderConfigFile {
     const slug = ['hosted-files', key.username, key.folderName && slugOf(key.folderName)].filter(Boolean).join('-');
-    switch (request.tool) {
+    switch (tool) {
       case 'sharex':
         return { filename: `${slug}.sxcu`, contentType: 'application/json; charset=utf-8', body: this.sharex(key) };
       case 'flameshot':
@@ -45,7 +59,7 @@ export class UploaderConfigService {
   }
 
   private async keyOf(account: Principal, key: string): Promise<ConfigKey> {
-    if (key === 'primary') return { apiKey: (await this.accounts.profile(account)).apiKey, username: account.username };
+    if (key === 'primary') return { apiKey: await this.accounts.apiKeyOf(account), username: account.username };
     // Listing (not a lookup by id) keeps it owner-scoped and Pro-only, exactly as the folder-key routes are.
     const folderKey = (await this.folderKeys.list(account)).find((k) => k.id === key);
     if (!folderKey) throw AppError.notFound('Folder key not found');

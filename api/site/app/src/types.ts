@@ -4,6 +4,7 @@ import type { connectionSchema } from '../../../../shared/contracts/connection.c
 import type { customDomainSchema } from '../../../../shared/contracts/custom-domain.contract.js';
 import type { dashboardSchema, paginationSchema } from '../../../../shared/contracts/dashboard.contract.js';
 
+export type { AccessToken, NewAccessToken } from '../../../../shared/contracts/access-token.contract.js';
 export type { DashboardUser, Profile } from '../../../../shared/contracts/account.contract.js';
 export type { DropLink } from '../../../../shared/contracts/drop-link.contract.js';
 export type { FileRecord } from '../../../../shared/contracts/file.contract.js';

@@ -11,7 +11,8 @@ import { UploaderConfigLinks } from './uploader-configs.js';
 /** The key as the API gives it: read only when asked for, kept in this component's memory only. */
 async function readApiKey(): Promise<string> {
   const { data } = await api<{ data: { user: Profile } }>('/auth/me');
-  return data.user.apiKey;
+  // Null only for an access token, which this page never uses.
+  return data.user.apiKey ?? '';
 }
 
 /**

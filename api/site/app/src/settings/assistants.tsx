@@ -1,19 +1,11 @@
 import { useState } from 'preact/hooks';
+import { SCOPES } from '../../../../../shared/scopes.js';
 import { api } from '../api.js';
 import { formatDate } from '../format.js';
 import type { Connection } from '../types.js';
 import { useToasts } from '../toasts/toasts.js';
 import { ConfirmDialog, Status, useLoad } from '../ui.js';
 
-// What each scope lets an assistant do, in words.
-const SCOPE_WORDS: Record<string, string> = {
-  'account:read': 'see your plan and usage',
-  'files:read': 'see your files',
-  'files:write': 'upload, rename and move files',
-  'files:delete': 'delete files',
-  'folders:read': 'see your folders',
-  'folders:write': 'create, delete and share folders',
-};
 
 function nameOf(connection: Connection): string {
   return connection.clientName || hostOf(connection.clientUri) || connection.clientId;
@@ -58,7 +50,7 @@ export function Assistants() {
                   <strong id={id}>{nameOf(c)}</strong>
                   {host && host !== nameOf(c) && <span class="muted"> · {host}</span>}
                   <p class="muted">
-                    May {c.scopes.map((s) => SCOPE_WORDS[s] ?? s).join(', ') || 'do nothing'}. Connected {formatDate(c.connectedAt)}
+                    May: {c.scopes.map((s) => SCOPES[s]).join('; ') || 'nothing'}. Connected {formatDate(c.connectedAt)}
                     {c.lastUsedAt ? `, last used ${formatDate(c.lastUsedAt)}` : ', not used yet'}.
                   </p>
                 </div>

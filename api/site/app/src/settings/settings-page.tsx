@@ -4,6 +4,7 @@ import { api } from '../api.js';
 import { session } from '../session.js';
 import type { DashboardData, Settings, UrlFormatSettings } from '../types.js';
 import { Status, useLoad } from '../ui.js';
+import { AccessTokens } from './access-tokens.js';
 import { ApiKey } from './api-key.js';
 import { Assistants } from './assistants.js';
 import { CustomDomain } from './custom-domain.js';
@@ -34,7 +35,7 @@ function ProNotice() {
   );
 }
 
-/** The account's settings: usage against the plan, upload privacy, link style, custom domain (Pro), API key, assistants. */
+/** The account's settings: usage against the plan, upload privacy, link style, custom domain (Pro), API key, access tokens, assistants. */
 export function SettingsPage() {
   // The dashboard's user carries today's count and what is left; one file is the least it lists.
   const usage = useLoad((signal) => api<{ data: DashboardData }>('/user/dashboard?limit=1', { signal }).then((r) => r.data.user));
@@ -53,6 +54,7 @@ export function SettingsPage() {
       )}
       {session().plan === 'pro' ? <CustomDomain onChanged={urlStyle.reload} /> : <ProNotice />}
       <ApiKey />
+      <AccessTokens />
       <Assistants />
     </>
   );

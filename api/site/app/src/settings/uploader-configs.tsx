@@ -1,4 +1,4 @@
-const TOOLS = [
+export const UPLOADER_TOOLS = [
   { tool: 'sharex', label: 'ShareX (.sxcu)' },
   { tool: 'flameshot', label: 'Flameshot script' },
   { tool: 'curl', label: 'curl command' },
@@ -12,7 +12,7 @@ export function UploaderConfigLinks({ folderKeyId, folderName }: { folderKeyId?:
   const key = folderKeyId ? `&key=${encodeURIComponent(folderKeyId)}` : '';
   return (
     <ul class="config-links">
-      {TOOLS.map(({ tool, label }) => (
+      {UPLOADER_TOOLS.map(({ tool, label }) => (
         <li key={tool}>
           <a href={`/api/user/uploader-config?tool=${tool}${key}`} download>
             {label}
