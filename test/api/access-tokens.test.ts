@@ -242,7 +242,8 @@ describe('personal access tokens', () => {
   describe('across web processes', () => {
     it('a token revoked on one web process fails on another at once', async function () {
       needsPostgres(this, env.databaseUrl);
-      this.timeout(60_000);
+      // A web process from dist/, built first when it is stale.
+      this.timeout(240_000);
       const { config } = env.container;
       const port = await freePort();
       const other = await startWeb({
