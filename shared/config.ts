@@ -83,6 +83,15 @@ const envSchema = z
       .transform((v) => v.split(',').map((o) => o.trim()).filter(Boolean))
       .pipe(z.array(z.url()))
       .optional(),
+    // Webhooks: seconds before each retry of a failed delivery (Standard Webhooks' schedule, about a day).
+    WEBHOOK_RETRY_DELAYS: z
+      .string()
+      .default('5,300,1800,7200,18000,36000,36000')
+      .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean).map(Number))
+      .pipe(z.array(z.number({ error: 'must be a comma-separated list of seconds' }).min(0).max(7 * 24 * 3600)).max(50)),
+    // A dead worker's jobs wait this long for its lock to lapse; other workers look for them this often.
+    WORKER_LOCK_DURATION_MS: z.coerce.number().int().min(1000).default(10_000),
+    WORKER_STALLED_INTERVAL_MS: z.coerce.number().int().min(500).default(5_000),
     // CDN purge: a URL template where {url} is replaced by each changed file URL (URL-encoded).
     CDN_PURGE_URL: z.string().includes('{url}', { error: 'must contain {url}' }).optional(),
     CDN_PURGE_METHOD: z.string().regex(/^[A-Z]+$/).default('PURGE'),
@@ -237,6 +246,8 @@ export function parseConfig(env: Env, options: ConfigOptions = {}) {
       timeoutMs: e.URL_FETCH_TIMEOUT_MS,
       allowedOrigins: (e.URL_FETCH_ALLOWED_ORIGINS ?? []).map((o) => new URL(o).origin),
     },
+    webhooks: { retryDelaysMs: e.WEBHOOK_RETRY_DELAYS.map((seconds) => Math.round(seconds * 1000)) },
+    workers: { lockDurationMs: e.WORKER_LOCK_DURATION_MS, stalledIntervalMs: e.WORKER_STALLED_INTERVAL_MS },
     planOverrides,
     storage: {
       driver: e.STORAGE_DRIVER,

@@ -43,13 +43,17 @@ import { ShareLinkService } from './services/folders/share-link.service.js';
 import { FileBodyCache } from './services/files/file-body-cache.js';
 import { FileBrowserService } from './services/files/file-browser.service.js';
 import { FileCache } from './services/files/file-cache.js';
+import { AccessTokenRepository } from './repositories/access-token.repository.js';
+import { AccessTokenService } from './services/accounts/access-token.service.js';
+import { CredentialService } from './services/accounts/credential.service.js';
 import { FolderKeyService } from './services/folders/folder-key.service.js';
 import { FolderService } from './services/folders/folder.service.js';
 import { ModerationService } from './services/moderation/moderation.service.js';
 import { NotificationService } from './services/notifications/notification.service.js';
 import { AuthorizationStore } from './services/assistants/authorization-store.js';
 import { ConnectionService } from './services/assistants/connection.service.js';
-import { mcpResourceOf } from './services/assistants/oauth-scopes.js';
+import { mcpResourceOf } from './services/assistants/mcp-resource.js';
+import { IntegrityService } from './services/files/integrity.service.js';
 import { OrphanSweepService } from './services/files/orphan-sweep.service.js';
 import { PollService } from './services/notifications/poll.service.js';
 import { ReadinessService } from './services/health/readiness.service.js';
@@ -67,6 +71,11 @@ import { UrlUploadService } from './services/uploads/url-upload.service.js';
 import { createStorage, createTusStore } from './storage/index.js';
 import { TusResultService } from './services/uploads/tus-result.service.js';
 import { TusResultRepository } from './repositories/tus-result.repository.js';
+import { WebhookDeliveryRepository } from './repositories/webhook-delivery.repository.js';
+import { WebhookEndpointRepository } from './repositories/webhook-endpoint.repository.js';
+import { DomainEvents } from './services/webhooks/domain-events.js';
+import { WebhookDeliveryService } from './services/webhooks/webhook-delivery.service.js';
+import { WebhookService } from './services/webhooks/webhook.service.js';
 
 export interface ContainerOptions {
   /** An already open database (tests hand in a per-file clone). */
@@ -120,6 +129,9 @@ export async function createContainer(config: Config, options: ContainerOptions 
     customDomains: new CustomDomainRepository(database.db),
     health: new HealthRepository(database.db),
     tusResults: new TusResultRepository(database.db),
+    webhookEndpoints: new WebhookEndpointRepository(database.db),
+    webhookDeliveries: new WebhookDeliveryRepository(database.db),
+    accessTokens: new AccessTokenRepository(database.db),
   };
   const fileCache = new FileCache(new FileBodyCache(config.serving.memoryCacheBytes, config.serving.memoryCacheMaxFileBytes));
   const accounts = new AccountService(repositories.accounts, plans, box, config.apiKeyRegenerationsPerMonth, urls.ownLabels(), (id) =>
@@ -127,11 +139,16 @@ export async function createContainer(config: Config, options: ContainerOptions 
   );
   const folders = new FolderService(repositories.folders, plans, config.siteUrl);
   const folderKeys = new FolderKeyService(repositories.folderKeys, folders, plans, box);
-  const uploadAuth = new UploadAuthService(accounts, folderKeys, folders);
   const sessions = new SessionService(repositories.sessions);
+  const accessTokens = new AccessTokenService(repositories.accessTokens);
+  const credentials = new CredentialService(accounts, accessTokens, sessions);
+  const uploadAuth = new UploadAuthService(credentials, folderKeys, folders);
   const captcha = new CaptchaService(box.sign('altcha-hmac-key'), redis, config.redisPrefix, config.captchaMaxNumber);
   const cachePurges = new CachePurgeService({ cache: fileCache, jobs, redis, urls, logger, health: health.redis, config });
   const notifications = new NotificationService(repositories.notifications, redis, jobs, config.redisPrefix);
+  // How services tell webhook endpoints what happened. `records` is built further down (it needs moderation,
+  // which emits file.quarantined) and is read only when an event is emitted.
+  const events: DomainEvents = new DomainEvents({ deliveries: repositories.webhookDeliveries, jobs, logger, recordOf: (file, owner) => records.of(file, owner) });
   const domainDirectory = new DomainDirectory({ domains: repositories.customDomains, box, redis, channel: `${config.redisPrefix}:custom-domains`, logger });
   const customDomains = new CustomDomainService({
     domains: repositories.customDomains,
@@ -157,11 +174,13 @@ export async function createContainer(config: Config, options: ContainerOptions 
     jobs,
     notifications,
     purges: cachePurges,
+    events,
     logger,
     config: { visionUrl: config.visionUrl, ...config.moderation },
   });
   const hosted = new HostedFileService(repositories.files, repositories.publicFiles, repositories.accounts, storage, fileCache, moderation);
   const sizes = new ImageSizeReader(storage);
+  const integrity = new IntegrityService({ files: repositories.fileMaintenance, storage, logger });
   const thumbnails = new ThumbnailService({ files: repositories.fileMaintenance, storage, hosted, moderation, jobs, logger, sizes, siteUrl: config.siteUrl });
   const records = new FileRecords({ urls, moderation, thumbnails });
   const uploads = new UploadService({
@@ -173,6 +192,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     jobs,
     moderation,
     thumbnails,
+    events,
     logger,
     baseUrl: config.baseUrl,
   });
@@ -183,6 +203,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     moderation,
     thumbnails,
     urls,
+    events,
     logger,
     siteUrl: config.siteUrl,
   });
@@ -203,6 +224,8 @@ export async function createContainer(config: Config, options: ContainerOptions 
     moderation,
     polls: new PollService(repositories.polls, async (id) => (await repositories.accounts.findById(id))?.username ?? null),
     sessions,
+    accessTokens,
+    credentials,
     captcha,
     auth: new AuthService({ accounts, accountRows: repositories.accounts, captcha, sessions, rateLimits }),
     folders,
@@ -225,6 +248,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
       urls,
       plans,
       jobs,
+      events,
       logger,
     }),
     fileBrowser: new FileBrowserService({ files: repositories.files, folders, storage, moderation, records }),
@@ -242,8 +266,9 @@ export async function createContainer(config: Config, options: ContainerOptions 
       resource: mcpResourceOf(config.baseUrl),
     }),
     authorizationStore,
-    uploaderConfigs: new UploaderConfigService(accounts, folderKeys, config.baseUrl),
-    orphanSweep: new OrphanSweepService({ files: repositories.fileMaintenance, storage, resumable: tusStore, logger }),
+    uploaderConfigs: new UploaderConfigService(accounts, folderKeys, accessTokens, config.baseUrl),
+    integrity,
+    orphanSweep: new OrphanSweepService({ files: repositories.fileMaintenance, storage, resumable: tusStore, integrity, logger }),
     tusResults: new TusResultService(repositories.tusResults, box),
     readiness: new ReadinessService({ database: repositories.health, redis, storage, moderation: { enabled: config.moderation.enabled, visionUrl: config.visionUrl } }),
     shareLinks,
@@ -255,9 +280,27 @@ export async function createContainer(config: Config, options: ContainerOptions 
       uploadAuth,
       notifications,
       records,
+      events,
       box,
       siteUrl: config.siteUrl,
       logger,
+    }),
+    events,
+    webhooks: new WebhookService({
+      endpoints: repositories.webhookEndpoints,
+      deliveries: repositories.webhookDeliveries,
+      events,
+      box,
+      allowedOrigins: config.urlFetch.allowedOrigins,
+    }),
+    webhookDeliveries: new WebhookDeliveryService({
+      deliveries: repositories.webhookDeliveries,
+      events,
+      jobs,
+      box,
+      notifications,
+      logger,
+      settings: { retryDelaysMs: config.webhooks.retryDelaysMs, allowedOrigins: config.urlFetch.allowedOrigins, siteUrl: config.siteUrl },
     }),
   };
 

@@ -6,7 +6,7 @@ import { redisWithin } from './dependency-health.js';
  * Every queue and job of the system, with its payload type and options, named once. Producers and
  * handlers import these types; the worker refuses to boot when a job here has no handler.
  */
-export const QUEUE_NAMES = ['objects', 'expiry', 'url-fetch', 'cache-purge', 'notify', 'moderation', 'domains', 'thumbnails'] as const;
+export const QUEUE_NAMES = ['objects', 'expiry', 'url-fetch', 'cache-purge', 'notify', 'moderation', 'domains', 'thumbnails', 'webhooks'] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];
 
 export interface JobPayloads {
@@ -38,6 +38,10 @@ export interface JobPayloads {
   'moderation.sweep': Record<string, never>;
   /** Make the thumbnail and preview of one stored file's current content, beside its object. */
   'file.thumbnail': { fileId: string; objectKey: string };
+  /** Send one webhook delivery (an attempt; failed ones run again later, under the same job id). */
+  'webhook.deliver': { deliveryId: string };
+  /** Every minute: queue pending webhook deliveries whose job was lost; forget old deliveries. */
+  'webhooks.sweep': Record<string, never>;
   /** Fetch a remote image and store it as an upload; the API waits for the result. */
   'url.fetch': {
     accountId: string | null;
@@ -67,6 +71,8 @@ export const QUEUE_CONCURRENCY: Record<QueueName, number> = {
   domains: 4,
   // Decoding a large image or a video frame takes a core for a moment.
   thumbnails: 2,
+  // Mostly waiting on receivers (up to 10 s each): many at once cost little.
+  webhooks: 8,
 };
 
 const retried = (attempts: number, delay: number): JobsOptions => ({
@@ -93,6 +99,10 @@ export const JOBS: { [K in JobName]: { queue: QueueName; options: JobsOptions } 
   'moderation.sweep': { queue: 'moderation', options: { removeOnComplete: { count: 10 }, removeOnFail: { count: 100 } } },
   // Retried only when storage failed; content that cannot be decoded completes with no thumbnail.
   'file.thumbnail': { queue: 'thumbnails', options: retried(5, 5000) },
+  // Retried here only when our side failed (PostgreSQL out of reach); a receiver's failure is
+  // rescheduled by the handler on WEBHOOK_RETRY_DELAYS, and the sweep finds what is lost.
+  'webhook.deliver': { queue: 'webhooks', options: retried(5, 10_000) },
+  'webhooks.sweep': { queue: 'webhooks', options: { removeOnComplete: { count: 10 }, removeOnFail: { count: 100 } } },
   // The caller is waiting: no retries, a failure is the answer.
   'url.fetch': { queue: 'url-fetch', options: { attempts: 1, removeOnComplete: { age: 3600 }, removeOnFail: { age: 3600 } } },
 };
@@ -109,6 +119,8 @@ export const jobIds = {
   fileThumbnail: (fileId: string, objectKey: string) => `thumbnail-${fileId}-${objectKey.slice(objectKey.lastIndexOf('/') + 1)}`,
   /** One check job per domain as added (a removed and re-added domain starts afresh). */
   domainCheck: (domain: string, addedAt: Date) => `domain-check-${domain}-${addedAt.getTime()}`,
+  /** The delivery's own id (its webhook-id): every attempt is the same job, so one is never queued twice. */
+  webhookDelivery: (deliveryId: string) => deliveryId,
 };
 
 /** Jobs that run on a schedule; the workers of their queue register them at start (idempotently). */
@@ -116,6 +128,7 @@ export const SCHEDULES: { id: string; job: JobName; everyMs: number }[] = [
   { id: 'expire-sweep', job: 'files.expire-sweep', everyMs: 60_000 },
   { id: 'close-due-polls', job: 'polls.close-due', everyMs: 60_000 },
   { id: 'moderation-sweep', job: 'moderation.sweep', everyMs: 10 * 60_000 },
+  { id: 'webhooks-sweep', job: 'webhooks.sweep', everyMs: 60_000 },
   { id: 'storage-reconcile', job: 'storage.reconcile', everyMs: 60 * 60_000 },
   { id: 'oauth-prune', job: 'oauth.prune', everyMs: 60 * 60_000 },
   { id: 'expire-resumable-uploads', job: 'uploads.expire', everyMs: 60 * 60_000 },

@@ -8,12 +8,6 @@ import { createRedis } from '../shared/redis.js';
 import { drainWorkers } from '../shared/shutdown.js';
 import type { HandlerMap, JobHandler } from './handler.js';
 
-/**
- * A worker that dies (kill -9, a lost machine) keeps its jobs' locks this long at most; every
- * `stalledInterval` the other workers look for such jobs and run them again. BullMQ's 30 s defaults
- * kept a URL upload's client waiting for a minute after a crash.
- */
-const STALL_DETECTION = { lockDuration: 10_000, stalledInterval: 5_000 };
 // Schedules live in Redis: registered again on every reconnect (Redis may have come back empty) and this often.
 const SCHEDULE_REFRESH_MS = 60_000;
 
@@ -62,7 +56,11 @@ export async function startWorkers(container: Container, queues: readonly QueueN
           connection: createRedis(config.redisUrl, 'worker', health.redis, { connectNow: true }),
           prefix: config.redisPrefix,
           concurrency: QUEUE_CONCURRENCY[queue],
-          ...STALL_DETECTION,
+          // A worker that dies (kill -9, a lost machine) keeps its jobs' locks this long at most; every
+          // stalledInterval the other workers look for such jobs and run them again. BullMQ's 30 s
+          // defaults kept a URL upload's client waiting for a minute after a crash (config.ts: 10 s, 5 s).
+          lockDuration: config.workers.lockDurationMs,
+          stalledInterval: config.workers.stalledIntervalMs,
         },
       ),
   );

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponseObject } from 'zod-openapi';
+import { accessTokenSchema, createAccessTokenSchema, newAccessTokenSchema } from '../../shared/contracts/access-token.contract.js';
 import { profileSchema, regeneratedKeySchema } from '../../shared/contracts/account.contract.js';
 import { albumPageSchema, albumShareSchema } from '../../shared/contracts/album.contract.js';
 import { errorBodySchema, ok } from '../../shared/contracts/common.contract.js';
@@ -15,9 +16,10 @@ import { pollSchema } from '../../shared/contracts/poll.contract.js';
 import { uploadConfigSchema, uploadResultSchema } from '../../shared/contracts/upload.contract.js';
 import { settingsPatchSchema, settingsSchema } from '../../shared/contracts/settings.contract.js';
 import { urlFormatSettingsSchema } from '../../shared/contracts/url-format.contract.js';
+import * as hooks from '../../shared/contracts/webhook.contract.js';
 import { createDropLinkSchema } from '../../shared/services/folders/drop-link.service.js';
 import { createShareLinkSchema } from '../../shared/services/folders/share-link.service.js';
-import { uploaderConfigSchema } from '../../shared/services/uploads/uploader-config.service.js';
+import { tokenConfigSchema, uploaderConfigSchema } from '../../shared/services/uploads/uploader-config.service.js';
 import { urlFormatSchema } from '../routes/account.routes.js';
 import { albumQuerySchema } from '../routes/album.routes.js';
 import { loginSchema, registerSchema } from '../routes/auth.routes.js';
@@ -35,7 +37,7 @@ import * as r from './responses.schemas.js';
 const ERRORS = {
   400: 'Invalid request: the body, query or a field is wrong (`details` names each bad field)',
   401: 'No credentials, or ones that are not recognised',
-  403: 'Not allowed for this account (plan, ban, folder key without Pro, storage full)',
+  403: 'Not allowed for this account (plan, ban, folder key without Pro, storage full), or an access token without the scope (`requiredScope`)',
   404: 'Not found, or not this account’s',
   409: 'Conflict (a name taken, a generated name collided: retry)',
   413: 'Too large for the plan or the storage left',
@@ -95,6 +97,7 @@ const keyOrWebsite = { security: [{ apiKey: [] }, ANONYMOUS] };
 const path = <T extends Record<string, z.ZodType>>(shape: T) => ({ requestParams: { path: z.object(shape) } });
 const filename = path({ filename: z.string().meta({ description: 'Stored filename', example: 'Xk2P9aQm1z.png' }) });
 const folderId = path({ id: z.uuid().meta({ description: 'Folder id' }) });
+const webhookId = path({ id: z.uuid().meta({ description: 'Webhook endpoint id' }) });
 const binaryFile = z.string().meta({ format: 'binary', description: 'The file (send it as `file` or as `image`, not both)' });
 const multipartFile = (fields: z.ZodObject) => ({
   required: true,
@@ -203,6 +206,20 @@ const paths: ZodOpenApiPathsObject = {
       [400, 401, 403, 404],
       { requestParams: { query: uploaderConfigSchema } },
     ),
+    post: op(
+      'Accounts',
+      'A ready-made config carrying a new upload-only access token',
+      { description: 'As GET, with a new personal access token (files:write, named after the tool) instead of a key', content: { 'application/json': { schema: z.record(z.string(), z.unknown()) }, 'text/x-shellscript': { schema: z.string() }, 'text/plain': { schema: z.string() } } },
+      [400, 401, 403],
+      body(tokenConfigSchema),
+    ),
+  },
+  '/api/user/tokens': {
+    get: op('Access tokens', 'Personal access tokens, newest first (no secrets)', answer('Tokens', ok(z.array(accessTokenSchema))), [401, 403]),
+    post: op('Access tokens', 'Create a personal access token (at most 50)', answer('The token, with its secret shown this once', ok(newAccessTokenSchema)), [400, 401, 403], body(createAccessTokenSchema)),
+  },
+  '/api/user/tokens/{id}': {
+    delete: op('Access tokens', 'Revoke a token (at once, on every process)', answer('Revoked', r.messageSchema), [401, 403, 404], path({ id: z.uuid().meta({ description: 'Token id' }) })),
   },
 
   '/api/user/dashboard': {
@@ -263,6 +280,23 @@ const paths: ZodOpenApiPathsObject = {
   '/api/user/share-links/{id}': {
     delete: op('Share links', 'Revoke a share link: 404 on every web process before this answers', answer('Revoked', r.messageSchema), [401, 403, 404], path({ id: z.uuid() })),
   },
+  '/api/user/webhooks': {
+    get: op('Webhooks', 'Webhook endpoints, newest first (no secrets)', answer('Endpoints', ok(z.array(hooks.webhookEndpointSchema))), [401, 403]),
+    post: op('Webhooks', 'Add an endpoint (at most 10; a public http(s) URL)', answer('The endpoint, with its secret shown this once', ok(hooks.webhookEndpointWithSecretSchema)), [400, 401, 403], body(hooks.createWebhookSchema)),
+  },
+  '/api/user/webhooks/{id}': {
+    patch: op('Webhooks', 'Change the URL, events, description, or turn it on or off', answer('Endpoint', ok(hooks.webhookEndpointSchema)), [400, 401, 403, 404], { ...webhookId, ...body(hooks.updateWebhookSchema) }),
+    delete: op('Webhooks', 'Delete an endpoint and its deliveries', answer('Deleted', r.messageSchema), [401, 403, 404], webhookId),
+  },
+  '/api/user/webhooks/{id}/rotate-secret': {
+    post: op('Webhooks', 'New signing secret: it alone signs every later delivery, at once', answer('The endpoint, with its new secret shown this once', ok(hooks.webhookEndpointWithSecretSchema)), [401, 403, 404], webhookId),
+  },
+  '/api/user/webhooks/{id}/test': {
+    post: op('Webhooks', 'Send a webhook.test event now', answer('The queued delivery', ok(hooks.webhookDeliverySchema)), [401, 403, 404, 409], webhookId),
+  },
+  '/api/user/webhooks/{id}/deliveries': {
+    get: op('Webhooks', 'The endpoint’s last 100 deliveries, newest first', answer('Deliveries', ok(z.array(hooks.webhookDeliverySchema))), [401, 403, 404], webhookId),
+  },
 
   '/api/user/notifications': {
     get: op('Notifications', 'The 50 most recent and the unread count', answer('Notifications', ok(notificationListSchema)), [401, 403]),
@@ -314,10 +348,25 @@ export function buildOpenApiDocument(baseUrl: string) {
     security: [{ apiKey: [] }, { bearer: [] }],
     components: {
       securitySchemes: {
-        apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'The account’s primary key (hfs_…); a folder key (fk_…) for uploads only' },
-        bearer: { type: 'http', scheme: 'bearer', description: 'The sessionToken from POST /api/auth/login or /register' },
+        apiKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'x-api-key',
+          description: 'The account’s primary key (hfs_…); a personal access token (hfs_pat_…) on the routes its scopes cover; a folder key (fk_…) for uploads only',
+        },
+        bearer: { type: 'http', scheme: 'bearer', description: 'The sessionToken from POST /api/auth/login or /register, or a personal access token (hfs_pat_…)' },
       },
     },
     paths,
+    // What the service sends to webhook endpoints (Standard Webhooks headers: webhook-id, webhook-timestamp, webhook-signature).
+    webhooks: {
+      event: {
+        post: {
+          summary: `One event: ${hooks.WEBHOOK_EVENT_TYPES.join(', ')}`,
+          requestBody: { required: true, ...json(hooks.webhookEventBodySchema) },
+          responses: { 200: { description: 'Any 2xx: delivered. 410 turns the endpoint off; anything else is retried later under the same webhook-id' } },
+        },
+      },
+    },
   });
 }

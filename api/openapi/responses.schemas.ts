@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { accountSummarySchema } from '../../shared/contracts/account.contract.js';
-import { bytes, count, isoDate, uuid } from '../../shared/contracts/common.contract.js';
+import { bytes, count, isoDate, sha256Hex, uuid } from '../../shared/contracts/common.contract.js';
 import { fileRecordSchema } from '../../shared/contracts/file.contract.js';
 import { pollResultsSchema } from '../../shared/contracts/poll.contract.js';
 import { URL_FORMATS } from '../../shared/contracts/values.js';
@@ -22,7 +22,7 @@ export const captchaChallengeSchema = z
 export const urlFormatChangedSchema = z.object({ format: z.enum(URL_FORMATS), message: z.string() });
 
 export const renamedSchema = z.object({ success: z.literal(true), message: z.string(), oldFilename: z.string(), newFilename: z.string(), newUrl: z.url() });
-export const replacedSchema = z.object({ filename: z.string(), url: z.url(), mimeType: z.string(), sizeBytes: bytes, oldSizeBytes: bytes, updatedAt: isoDate });
+export const replacedSchema = z.object({ filename: z.string(), url: z.url(), mimeType: z.string(), sizeBytes: bytes, sha256: sha256Hex, oldSizeBytes: bytes, updatedAt: isoDate });
 export const privacySetSchema = fileRecordSchema.pick({ filename: true, isPrivate: true, url: true, thumbnailUrl: true, previewUrl: true });
 export const batchMovedSchema = z.object({
   success: z.literal(true),

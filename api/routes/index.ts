@@ -3,6 +3,7 @@ import type { NotificationHub } from '../../shared/services/notifications/notifi
 import { requireAccount } from '../middleware/auth.middleware.js';
 import { openApiRoutes } from '../openapi/openapi.routes.js';
 import type { AppState } from '../state.js';
+import { accessTokensRoutes } from './access-tokens.routes.js';
 import { accountRoutes } from './account.routes.js';
 import { albumRoutes } from './album.routes.js';
 import { authRoutes } from './auth.routes.js';
@@ -19,6 +20,7 @@ import type { RouteDeps } from './route-deps.js';
 import { shareLinksRoutes } from './share-links.routes.js';
 import { uploadRoutes } from './upload.routes.js';
 import { uploaderConfigRoutes } from './uploader-config.routes.js';
+import { webhooksRoutes } from './webhooks.routes.js';
 
 /** Every REST route module, mounted under /api in one place. */
 export function apiRouter(container: RouteDeps, hub: NotificationHub) {
@@ -26,10 +28,11 @@ export function apiRouter(container: RouteDeps, hub: NotificationHub) {
   for (const module of [pingRoutes(), authRoutes(container), uploadRoutes(container), deleteRoutes(container), albumRoutes(container), oembedRoutes(container), openApiRoutes(container.config.baseUrl)]) {
     api.use(module.routes());
   }
-  // Everything under /api/user is the account's own, behind its primary key or session (checked once).
+  // Everything under /api/user is the account's own, behind its primary key, a session or an access
+  // token (checked once); a token passes only the routes that declare the scope it holds.
   const user = new Router<AppState>({ prefix: '/user' });
-  user.use(requireAccount(container.services.accounts, container.services.sessions, container.services.siteSessions));
-  for (const module of [accountRoutes(container), filesRoutes(container), foldersRoutes(container), notificationsRoutes(container, hub), dropLinksRoutes(container, hub), shareLinksRoutes(container), connectionsRoutes(container), customDomainRoutes(container), uploaderConfigRoutes(container)]) {
+  user.use(requireAccount(container.services));
+  for (const module of [accountRoutes(container), accessTokensRoutes(container), filesRoutes(container), foldersRoutes(container), notificationsRoutes(container, hub), dropLinksRoutes(container, hub), shareLinksRoutes(container), connectionsRoutes(container), customDomainRoutes(container), uploaderConfigRoutes(container), webhooksRoutes(container)]) {
     user.use(module.routes());
   }
   api.use(user.routes());

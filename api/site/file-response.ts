@@ -41,6 +41,13 @@ const SANDBOX_CSP = "sandbox; default-src 'none'; img-src 'self' data:; media-sr
 export interface PreparedFile {
   headers: Readonly<Record<string, string>>;
   contentType: string;
+  /** `Repr-Digest` (RFC 9530) of the stored bytes, for full 200 answers only; absent for files stored before it was kept */
+  reprDigest: string | undefined;
+}
+
+/** The `Repr-Digest` field value of a body whose SHA-256 is `sha256` (hex). */
+export function reprDigestOf(sha256: string): string {
+  return `sha-256=:${Buffer.from(sha256, 'hex').toString('base64')}:`;
 }
 
 /** Builds a file's headers once per looked-up row: rows served from the lookup cache are the same objects request after request. */
@@ -63,7 +70,8 @@ export class FileHeaderCache {
         ...(DOCUMENT_TYPES.test(file.mimeType) ? { 'Content-Disposition': contentDisposition(file.filename, { type: 'attachment' }) } : {}),
       };
       // As Koa's ctx.type would say it (a charset for text types).
-      prepared = { headers, contentType: contentType(file.mimeType) || file.mimeType };
+      // The digest is made once per looked-up row, from its stored hex: never by hashing on a request.
+      prepared = { headers, contentType: contentType(file.mimeType) || file.mimeType, reprDigest: file.sha256 ? reprDigestOf(file.sha256) : undefined };
       this.prepared.set(file, prepared);
     }
     return prepared;
@@ -94,7 +102,7 @@ export function fileSender(hosted: HostedFileService, urls: FileUrls, headerCach
     if (file.isPrivate && !shared && !urls.verifyPrivateLink(file, ctx.query.expires, ctx.query.signature)) {
       throw AppError.notFound('File not found');
     }
-    const { headers, contentType: type } = headerCache.of(file);
+    const { headers, contentType: type, reprDigest } = headerCache.of(file);
     ctx.set(headers);
     if (shared) ctx.set('Cache-Control', 'private, no-store');
     // Koa's freshness check: If-None-Match (weak comparison, `*`), else If-Modified-Since.
@@ -127,6 +135,8 @@ export function fileSender(hosted: HostedFileService, urls: FileUrls, headerCach
     }
     if (shared && ctx.method === 'GET' && (!range || range.start === 0)) await shared.beforeWholeBody();
     ctx.type = type;
+    // The whole representation's digest, on answers that carry all of it (a proxy answers a Range 206 itself).
+    if (reprDigest && !range && (!offload || !ctx.get('range'))) ctx.set('Repr-Digest', reprDigest);
     if (offload) {
       // The proxy sends the bytes, the range and HEAD included, from what the service decided here.
       ctx.set(...offloadHeader(offload, file, hosted));

@@ -46,13 +46,15 @@ export function hotFileResponder(deps: HotFileDeps): (req: IncomingMessage, res:
       if (!body) return false;
     } else if (range !== undefined && parseRange(range, file.size) === 'unsatisfiable') return false;
 
-    const { headers: fileHeaders, contentType } = headers.of(file);
+    const { headers: fileHeaders, contentType, reprDigest } = headers.of(file);
     const reqId = recorder.idFor(req.headers['x-request-id'] as string | undefined);
     const out: Record<string, string> = { 'X-Request-Id': reqId, ...fileHeaders };
     let status = 200;
     if (fresh(req.headers, { etag: fileHeaders.ETag, 'last-modified': fileHeaders['Last-Modified'] })) status = 304;
     else {
       out['Content-Type'] = contentType;
+      // As the app: on answers that carry the whole representation (the proxy answers a Range 206 itself).
+      if (reprDigest && range === undefined) out['Repr-Digest'] = reprDigest;
       if (offload) {
         const [name, value] = offloadHeader(offload, file, hosted);
         out[name] = value;

@@ -10,6 +10,7 @@ import { PLAN_NAMES } from '../../shared/plans.js';
 import { expirySchema } from '../../shared/contracts/expiry.contract.js';
 import type { UploadResult } from '../../shared/contracts/upload.contract.js';
 import { RedisLocker } from '../../shared/services/uploads/redis-locker.js';
+import { withChunkDigest } from '../../shared/storage/index.js';
 import { type IdentifiedUploader, identifyUploader } from '../middleware/upload-auth.middleware.js';
 import type { AppContext, AppState } from '../state.js';
 
@@ -17,9 +18,10 @@ export const TUS_PATH = '/api/uploads';
 // Where the finished upload's hosted URL travels on the last PATCH (and on HEAD afterwards).
 const HOSTED_URL_HEADER = 'X-Hosted-Url';
 const OWNER_KEY = 'hfsowner';
+const CHECKSUM_ALGORITHM = 'sha256';
 // Clients on any origin (tus-js-client, Uppy on someone's site) send their key and read the hosted URL.
 // No credentials: the anonymous website upload rides on a cookie and works from the site's own origin only.
-const CORS = { allowedHeaders: ['X-Api-Key'], exposedHeaders: [HOSTED_URL_HEADER], allowedCredentials: false };
+const CORS = { allowedHeaders: ['X-Api-Key', 'Upload-Checksum'], exposedHeaders: [HOSTED_URL_HEADER], allowedCredentials: false };
 // What tus answers itself (any origin, as `allowedOrigins` is unset), for the answers of ours around it.
 const CORS_HEADERS = { 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': [...HEADERS, ...CORS.exposedHeaders].join(', ') };
 
@@ -106,6 +108,8 @@ export function tusUploads(container: Container, subscriber: Redis): { middlewar
     ctx.state.route = `${TUS_PATH}/*`;
     ctx.set(CORS_HEADERS);
     if (ctx.method === 'OPTIONS') {
+      // The checksum extension's one algorithm (the store lists `checksum` in Tus-Extension).
+      ctx.set('Tus-Checksum-Algorithm', CHECKSUM_ALGORITHM);
       ctx.respond = false;
       return server.handle(ctx.req, ctx.res);
     }
@@ -125,8 +129,10 @@ export function tusUploads(container: Container, subscriber: Redis): { middlewar
     }
     // Creation is the upload's way in: admitted there (rate, plan, quota) before any byte is sent.
     if (ctx.method === 'POST') await services.uploads.admit(identified.uploader, { ip: ctx.ip });
+    const digest = ctx.method === 'PATCH' ? chunkDigestOf(ctx.get('upload-checksum')) : undefined;
     ctx.respond = false;
-    await caller.run(identified, () => server.handle(ctx.req, ctx.res));
+    const handle = () => server.handle(ctx.req, ctx.res);
+    await caller.run(identified, () => (digest ? withChunkDigest(digest, handle) : handle()));
   };
 
   return { middleware, close: async () => locker.close() };
@@ -135,6 +141,16 @@ export function tusUploads(container: Container, subscriber: Redis): { middlewar
 function notFound(ctx: AppContext) {
   ctx.status = 404;
   ctx.body = { success: false, error: 'Upload not found' };
+}
+
+/** The SHA-256 a PATCH's `Upload-Checksum: sha256 <base64>` names (none: unchecked); any other algorithm is 400. */
+function chunkDigestOf(header: string): Buffer | undefined {
+  if (!header) return undefined;
+  const [algorithm, value = '', ...rest] = header.trim().split(/\s+/);
+  if (algorithm !== CHECKSUM_ALGORITHM || rest.length > 0) throw AppError.badRequest(`Upload-Checksum: only ${CHECKSUM_ALGORITHM} is supported`);
+  const digest = Buffer.from(value, 'base64');
+  if (digest.length !== 32 || digest.toString('base64') !== value) throw AppError.badRequest('Upload-Checksum: the sha256 digest is not 32 bytes of base64');
+  return digest;
 }
 
 /** The expiry a client sets in Upload-Metadata (`expiry`: 1h … 30d, or none). */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { FILE_KINDS } from '../file-kinds.js';
-import { bytes, isoDate, uuid } from './common.contract.js';
+import { bytes, isoDate, sha256Hex, uuid } from './common.contract.js';
 import { expiryValueSchema } from './expiry.contract.js';
 import { MODERATION_STATES } from './values.js';
 
@@ -13,6 +13,7 @@ export const fileRecordSchema = z
     timestamp: isoDate.meta({ description: 'Upload time' }),
     updatedAt: isoDate.nullable().meta({ description: 'Set by replace' }),
     size: bytes,
+    sha256: sha256Hex.nullable().meta({ description: 'SHA-256 (hex) of the stored bytes, which the hosted URL serves; null for files stored before it was kept' }),
     folderId: uuid.nullable().meta({ description: 'null: the root library' }),
     source: z.string().meta({ example: 'api' }),
     isPrivate: z.boolean(),

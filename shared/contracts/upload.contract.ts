@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { bytes } from './common.contract.js';
+import { bytes, sha256Hex } from './common.contract.js';
 import { expiryOptionSchema, expiryValueSchema } from './expiry.contract.js';
 
 /** What every upload answers: multipart, URL, tus (…/result), upload_file, upload_from_url. */
@@ -10,6 +10,7 @@ export const uploadResultSchema = z
     originalFilename: z.string(),
     mimeType: z.string(),
     sizeBytes: bytes,
+    sha256: sha256Hex,
     expiry: expiryValueSchema.nullable(),
     deletionUrl: z.url().meta({ description: 'GET it to delete this file; it carries the file’s own token, not the account key' }),
   })
@@ -21,6 +22,7 @@ export const uploadResultSchema = z
       originalFilename: 'cat.png',
       mimeType: 'image/png',
       sizeBytes: 48213,
+      sha256: '3a6eb0790f39ac87c94f3856b2dd2c5d110e6811602261a9a923d3bb23adc8b7',
       expiry: '1d',
       deletionUrl: 'http://localhost:3000/api/delete/Xk2P9aQm1z.png?token=…',
     },

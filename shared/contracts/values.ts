@@ -21,3 +21,11 @@ export type DropLinkStatus = (typeof DROP_LINK_STATUSES)[number];
 /** The styles an account can choose for its new uploads. */
 export const URL_FORMATS = ['subdomain', 'short', 'custom'] as const;
 export type AccountUrlFormat = (typeof URL_FORMATS)[number];
+
+/** The events a webhook endpoint can subscribe to. */
+export const WEBHOOK_EVENTS = ['file.uploaded', 'file.updated', 'file.deleted', 'file.expired', 'file.quarantined', 'drop.received', 'folder.shared'] as const;
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+/** Every event type a delivery carries: the subscribable ones and the test event, sent on request only. */
+export const WEBHOOK_EVENT_TYPES = [...WEBHOOK_EVENTS, 'webhook.test'] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;

@@ -18,6 +18,8 @@ const schema = { ...tables, ...oauthTables, ...integrationTables };
 
 /** One schema, two drivers: the services never know which one they run on. */
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
+/** A transaction of that database, as `db.transaction` hands it to its callback. */
+export type Transaction = Parameters<Parameters<Database['transaction']>[0]>[0];
 
 export interface DatabaseHandle {
   db: Database;

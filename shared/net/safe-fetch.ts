@@ -39,15 +39,12 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
   const maxRedirects = options.maxRedirects ?? 5;
   let current = parseTarget(url);
   const firstOrigin = current.origin;
-  const timeoutError = AppError.badRequest(`download took longer than ${options.timeoutMs / 1000} seconds`);
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(timeoutError), options.timeoutMs);
-  const signal = options.signal ? AbortSignal.any([controller.signal, options.signal]) : controller.signal;
+  const { timer, signal } = deadline(options, 'download');
 
   try {
     for (let redirects = 0; ; redirects++) {
       const headers = current.origin === firstOrigin ? { ...options.headers } : withoutCredentials(options.headers);
-      const hop = await fetchHop(current, headers, signal, options.allowedOrigins ?? []);
+      const hop = await fetchHop(current, { method: 'GET', headers }, signal, options.allowedOrigins ?? []);
       const location = hop.headers.location;
       if (REDIRECT_STATUSES.has(hop.status) && location !== undefined) {
         hop.release();
@@ -67,6 +64,41 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
   }
 }
 
+/**
+ * One request to a user-supplied URL under the same address rules, for callers that judge the answer
+ * themselves (webhook deliveries): redirects are not followed and every status is answered.
+ * `timeoutMs` bounds the request and the reading of the body.
+ */
+export async function safeRequest(url: string, options: SafeFetchOptions & { method: string; body?: string }): Promise<SafeResponse> {
+  const target = parseTarget(url);
+  const { timer, signal } = deadline(options, 'request');
+  try {
+    const hop = await fetchHop(target, { method: options.method, headers: { ...options.headers }, body: options.body }, signal, options.allowedOrigins ?? []);
+    return finish(hop, target.href, timer, signal);
+  } catch (err) {
+    clearTimeout(timer);
+    throw signal.aborted ? signal.reason : err;
+  }
+}
+
+/**
+ * Refuses (400) a URL that safeFetch or safeRequest would refuse to reach as it resolves now: not
+ * http(s), credentials in it, or a host with a non-public address (origins in `allowedOrigins` aside).
+ * Checked again on every request, since what a name resolves to can change.
+ */
+export async function assertPublicUrl(url: string, allowedOrigins: readonly string[] = [], timeoutMs = 5000): Promise<void> {
+  const target = parseTarget(url);
+  if (!allowedOrigins.includes(target.origin)) await abortable(resolvePublic(target.hostname), AbortSignal.timeout(timeoutMs));
+}
+
+/** The clock of one fetch: aborts with a 400 once `timeoutMs` has passed, or with the caller's signal. */
+function deadline(options: SafeFetchOptions, what: string) {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(AppError.badRequest(`${what} took longer than ${options.timeoutMs / 1000} seconds`)), options.timeoutMs);
+  const signal = options.signal ? AbortSignal.any([controller.signal, options.signal]) : controller.signal;
+  return { timer, signal };
+}
+
 interface Hop {
   status: number;
   headers: Record<string, string>;
@@ -77,7 +109,7 @@ interface Hop {
 
 async function fetchHop(
   target: URL,
-  headers: Record<string, string>,
+  request: { method: string; headers: Record<string, string>; body?: string | undefined },
   signal: AbortSignal,
   allowedOrigins: readonly string[],
 ): Promise<Hop> {
@@ -89,8 +121,9 @@ async function fetchHop(
     const response = await agent.request({
       origin: target.origin,
       path: target.pathname + target.search,
-      method: 'GET',
-      headers,
+      method: request.method,
+      headers: request.headers,
+      ...(request.body !== undefined ? { body: request.body } : {}),
       signal,
     });
     const body = response.body;

@@ -1,8 +1,9 @@
-import { and, count, desc, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { type AccessTokenRow, accessTokens } from '../db/integrations.schema.js';
 import { type AccountRow, accounts } from '../db/schema.js';
-import { done, refused, type Outcome } from './outcome.js';
+import { insertWithinLimit } from './account-limit.js';
+import type { Outcome } from './outcome.js';
 
 // lastUsedAt is a hint for the owner, not an audit log: one write a minute per token is enough.
 const TOUCH_EVERY = sql`interval '1 minute'`;
@@ -11,17 +12,14 @@ const TOUCH_EVERY = sql`interval '1 minute'`;
 export class AccessTokenRepository {
   constructor(private readonly db: Database) {}
 
-  /** Creates a token unless the account holds `max` already; the account row is locked for the count. */
+  /** Creates a token unless the account holds `max` already. */
   async create(accountId: string, values: Pick<AccessTokenRow, 'name' | 'scopes' | 'tokenHash' | 'expiresAt'>, max: number): Promise<Outcome<AccessTokenRow, 'limit_reached'>> {
-    return this.db.transaction(async (tx) => {
-      await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).for('update');
-      const [held] = await tx.select({ n: count() }).from(accessTokens).where(eq(accessTokens.accountId, accountId));
-      if ((held?.n ?? 0) >= max) return refused('limit_reached');
+    return insertWithinLimit(this.db, accountId, accessTokens.accountId, max, async (tx) => {
       const [row] = await tx
         .insert(accessTokens)
         .values({ accountId, ...values })
         .returning();
-      return done(row!);
+      return row!;
     });
   }
 

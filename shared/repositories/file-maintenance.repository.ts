@@ -1,8 +1,21 @@
 import { and, asc, eq, gt, inArray, isNull, lte, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
-import { files, type FileRow } from '../db/schema.js';
+import { accounts, files, type FileRow } from '../db/schema.js';
 import { releaseStorage } from './file.repository.js';
 import { refusingUnstorableText } from './pg-errors.js';
+
+/** A stored file as integrity checks read it: its object, what was recorded of its bytes, its owner's name. */
+export interface StoredFile {
+  id: string;
+  filename: string;
+  objectKey: string;
+  size: number;
+  sha256: string | null;
+  /** the owner's username; null for an anonymous upload */
+  account: string | null;
+}
+
+const STORED_FILE = { id: files.id, filename: files.filename, objectKey: files.objectKey, size: files.size, sha256: files.sha256, account: accounts.username };
 
 /**
  * Statements on any account's files by id, for the work no owner asks for: expiry, moderation,
@@ -129,6 +142,30 @@ export class FileMaintenanceRepository {
     if (keys.length === 0) return new Set();
     const rows = await this.db.selectDistinct({ key: files.objectKey }).from(files).where(inArray(files.objectKey, [...keys]));
     return new Set(rows.map((row) => row.key));
+  }
+
+  /** Every stored file, a page at a time in id order after the id `after` (keyset: a page never repeats). */
+  async storedFiles(limit: number, after?: string): Promise<StoredFile[]> {
+    return this.db
+      .select(STORED_FILE)
+      .from(files)
+      .leftJoin(accounts, eq(accounts.id, files.accountId))
+      .where(after === undefined ? undefined : gt(files.id, after))
+      .orderBy(asc(files.id))
+      .limit(limit);
+  }
+
+  /** `count` stored files picked at random. */
+  async sampleStoredFiles(count: number): Promise<StoredFile[]> {
+    return this.db.select(STORED_FILE).from(files).leftJoin(accounts, eq(accounts.id, files.accountId)).orderBy(sql`random()`).limit(count);
+  }
+
+  /** Which of `stored` still name the same object now (neither deleted nor replaced since they were read): their ids. */
+  async stillStored(stored: readonly Pick<StoredFile, 'id' | 'objectKey'>[]): Promise<Set<string>> {
+    if (stored.length === 0) return new Set();
+    const rows = await this.db.select({ id: files.id, objectKey: files.objectKey }).from(files).where(inArray(files.id, stored.map((f) => f.id)));
+    const current = new Map(rows.map((row) => [row.id, row.objectKey]));
+    return new Set(stored.filter((f) => current.get(f.id) === f.objectKey).map((f) => f.id));
   }
 
   /** Files whose expiry time has passed (optionally just the one with `id`). */

@@ -1,5 +1,5 @@
 import { and, asc, count, desc, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
-import type { Database } from '../db/client.js';
+import type { Database, Transaction } from '../db/client.js';
 import { accounts, files, type FileRow } from '../db/schema.js';
 import { DOCUMENT_PREFIXES, DOCUMENT_TYPES, type FileKind } from '../file-kinds.js';
 import { done, refused, type Outcome } from './outcome.js';
@@ -46,11 +46,11 @@ function kindCondition(kind: FileKind): SQL {
 export interface Replacement {
   objectKey: string;
   size: number;
+  sha256: string;
   mimeType: string;
   originalName: string;
 }
 
-type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
 
 /**
  * All SQL an account runs on its own files: every statement names the owner. Lookups that do not
@@ -189,18 +189,18 @@ export class FileRepository {
   }
 
   /**
-   * Moves the named files of the account into a folder (null = root); returns the names moved, or
+   * Moves the named files of the account into a folder (null = root); returns the files moved, or
    * `folder_gone` when the folder was deleted since the caller found it.
    */
-  async move(accountId: string, filenames: string[], folderId: string | null): Promise<Outcome<string[], 'folder_gone'>> {
+  async move(accountId: string, filenames: string[], folderId: string | null): Promise<Outcome<FileRow[], 'folder_gone'>> {
     if (filenames.length === 0) return done([]);
     return outcomeOf(async () => {
       const rows = await this.db
         .update(files)
         .set({ folderId })
         .where(and(eq(files.accountId, accountId), inArray(files.filename, filenames)))
-        .returning({ filename: files.filename });
-      return done(rows.map((r) => r.filename));
+        .returning();
+      return done(rows);
     }, { foreignKey: 'folder_gone' });
   }
 
@@ -220,7 +220,7 @@ export class FileRepository {
 }
 
 /** A removed file's bytes and count go back to its account, in the transaction that removed it. */
-export async function releaseStorage(tx: Tx, accountId: string, size: number) {
+export async function releaseStorage(tx: Transaction, accountId: string, size: number) {
   await tx
     .update(accounts)
     .set({ storageUsed: sql`greatest(${accounts.storageUsed} - ${size}, 0)`, fileCount: sql`greatest(${accounts.fileCount} - 1, 0)` })

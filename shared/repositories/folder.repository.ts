@@ -1,7 +1,8 @@
-import { and, count, eq, getTableColumns, sql } from 'drizzle-orm';
+import { and, eq, getTableColumns, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { accounts, files, folders, type FolderRow } from '../db/schema.js';
-import { done, refused, type Outcome } from './outcome.js';
+import { insertWithinLimit } from './account-limit.js';
+import { done, type Outcome } from './outcome.js';
 import { outcomeOf } from './pg-errors.js';
 
 export type FolderWithCount = FolderRow & { fileCount: number };
@@ -31,21 +32,15 @@ export class FolderRepository {
   }
 
   /**
-   * Creates a folder unless the account already has `maxFolders` (`limit_reached`). The account row
-   * is locked for the count, so concurrent creations cannot pass the limit. A name the account
-   * already uses, in any case, is `taken` (the unique index decides).
+   * Creates a folder unless the account already has `maxFolders` (`limit_reached`). A name the
+   * account already uses, in any case, is `taken` (the unique index decides).
    */
   async create(accountId: string, name: string, maxFolders: number | null): Promise<Outcome<FolderRow, 'limit_reached' | 'taken'>> {
     return outcomeOf(
       () =>
-        this.db.transaction(async (tx) => {
-          if (maxFolders !== null) {
-            await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).for('update');
-            const [existing] = await tx.select({ n: count() }).from(folders).where(eq(folders.accountId, accountId));
-            if ((existing?.n ?? 0) >= maxFolders) return refused('limit_reached');
-          }
+        insertWithinLimit(this.db, accountId, folders.accountId, maxFolders ?? Number.POSITIVE_INFINITY, async (tx) => {
           const [row] = await tx.insert(folders).values({ accountId, name }).returning();
-          return done(row!);
+          return row!;
         }),
       { unique: 'taken' },
     );

@@ -129,6 +129,7 @@ export class UploadChargeRepository {
         object_key: file.objectKey,
         short_code: file.shortCode,
         size: file.size,
+        sha256: file.sha256 ?? null,
         mime_type: file.mimeType,
         source: file.source,
         expires_at: file.expiresAt ?? null,
@@ -141,7 +142,7 @@ export class UploadChargeRepository {
       with batch as (
         select * from jsonb_to_recordset(${batch}::jsonb) as f(
           folder_id uuid, filename text, original_name text, object_key text, short_code text, size bigint,
-          mime_type text, source text, expires_at timestamptz, expiry text, deletion_token_hash text)
+          sha256 text, mime_type text, source text, expires_at timestamptz, expiry text, deletion_token_hash text)
       ), total as (
         select count(*)::int as uploads, sum(size)::bigint as bytes from batch
       ), charged as (
@@ -158,10 +159,10 @@ export class UploadChargeRepository {
           and case when usage_day = ${day}::date then usage_day_count else 0 end + total.uploads <= ${dailyLimit}::int
         returning accounts.id, accounts.url_format, accounts.default_upload_folder_id, accounts.private_by_default
       )
-      insert into files (account_id, folder_id, filename, original_name, object_key, short_code, size, mime_type,
+      insert into files (account_id, folder_id, filename, original_name, object_key, short_code, size, sha256, mime_type,
                          source, url_format, expires_at, expiry, deletion_token_hash, is_private)
       select charged.id, coalesce(batch.folder_id, charged.default_upload_folder_id), batch.filename, batch.original_name,
-             batch.object_key, batch.short_code, batch.size, batch.mime_type, batch.source, charged.url_format,
+             batch.object_key, batch.short_code, batch.size, batch.sha256, batch.mime_type, batch.source, charged.url_format,
              batch.expires_at, batch.expiry, batch.deletion_token_hash, charged.private_by_default
       from charged, batch
       returning *`);

@@ -1,3 +1,4 @@
+import type { Hash } from 'node:crypto';
 import { close, open, writev } from 'node:fs';
 import { promisify } from 'node:util';
 import { Writable } from 'node:stream';
@@ -13,8 +14,8 @@ const GATHER_BYTES = 128 * 1024;
  * which leaves the reading thread and the writing one taking turns.) At most one write is in flight;
  * what arrives meanwhile is written next, in one writev. A write starts once `GATHER_BYTES` wait (or
  * the input has ended), so a small upload goes to disk in one writev rather than one per socket read.
- * It counts what it takes and fails (413) the moment more than `maxBytes` arrived: a counting stream
- * in front of it was one more hop per chunk.
+ * It counts what it takes and fails (413) the moment more than `maxBytes` arrived, and feeds `hash`
+ * (when given) with it: a counting or hashing stream in front of it was one more hop per chunk.
  */
 export class FileWriter extends Writable {
   /** Whether this writer created the file (the open succeeded): only then is it its to remove. */
@@ -39,6 +40,7 @@ export class FileWriter extends Writable {
     private readonly maxBytes = Number.POSITIVE_INFINITY,
     /** 'wx' creates a new file; 'a' continues an existing one (a resumable upload's next part). */
     private readonly flags: 'wx' | 'a' = 'wx',
+    private readonly hash?: Hash,
   ) {
     // Backpressure comes from `ahead`: the stream's own buffer only holds a chunk held back.
     super({ highWaterMark: 64 * 1024 });
@@ -60,6 +62,7 @@ export class FileWriter extends Writable {
     if (this.failure) return callback(this.failure);
     this.bytes += chunk.length;
     if (this.bytes > this.maxBytes) return callback(tooLarge(this.maxBytes));
+    this.hash?.update(chunk);
     this.queued.push(chunk);
     this.queuedBytes += chunk.length;
     this.waitingBytes += chunk.length;

@@ -3,8 +3,8 @@ import { LocalDriver } from './local.driver.js';
 import { S3Driver } from './s3.driver.js';
 import type { StorageDriver } from './storage-driver.js';
 
-export { createTusStore, type TusStore } from './tus-store.js';
-export type { ByteRange, PresignOptions, ListedObject, ObjectBody, PutOptions, StorageDriver, StoredObject } from './storage-driver.js';
+export { createTusStore, type TusStore, withChunkDigest } from './tus-store.js';
+export type { ByteRange, PresignOptions, ListedObject, ObjectBody, PutOptions, StorageDriver, StoredObject, WrittenObject } from './storage-driver.js';
 
 export function createStorage(storage: Config['storage']): StorageDriver {
   return storage.driver === 's3' ? new S3Driver(storage.s3) : new LocalDriver(storage.localRoot);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { closeSync, createReadStream, fstat, open as openCallback } from 'node:fs';
 import { mkdir, opendir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -5,7 +6,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import { FileWriter } from './file-writer.js';
-import type { ByteRange, ListedObject, ObjectBody, PutOptions, StorageDriver, StoredObject } from './storage-driver.js';
+import type { ByteRange, ListedObject, ObjectBody, PutOptions, StorageDriver, StoredObject, WrittenObject } from './storage-driver.js';
 
 // How far the disk may fall behind the sender before reading pauses (FileWriter: docs/decisions.md).
 const WRITE_AHEAD = 4 * 1024 * 1024;
@@ -26,10 +27,11 @@ export class LocalDriver implements StorageDriver {
 
   constructor(private readonly root: string) {}
 
-  async put(key: string, body: Readable, options: PutOptions = {}): Promise<StoredObject> {
+  async put(key: string, body: Readable, options: PutOptions = {}): Promise<WrittenObject> {
     const target = this.pathOf(key);
     await this.ensureDir(path.dirname(target));
-    const file = new FileWriter(target, WRITE_AHEAD, options.maxBytes);
+    const hash = createHash('sha256');
+    const file = new FileWriter(target, WRITE_AHEAD, options.maxBytes, 'wx', hash);
     try {
       await pipeline(body, file, options.signal ? { signal: options.signal } : {});
     } catch (err) {
@@ -39,7 +41,7 @@ export class LocalDriver implements StorageDriver {
       if (file.created) await rm(target, { force: true });
       throw err;
     }
-    return { size: file.bytes };
+    return { size: file.bytes, sha256: hash.digest('hex') };
   }
 
   async get(key: string, range?: ByteRange): Promise<ObjectBody | null> {

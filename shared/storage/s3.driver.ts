@@ -8,11 +8,12 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { isAppError } from '../errors.js';
 import { ByteLimit } from './byte-limit.js';
-import type { ByteRange, ListedObject, ObjectBody, PresignOptions, PutOptions, StorageDriver, StoredObject } from './storage-driver.js';
+import type { ByteRange, ListedObject, ObjectBody, PresignOptions, PutOptions, StorageDriver, StoredObject, WrittenObject } from './storage-driver.js';
 
 export interface S3Options {
   bucket: string;
@@ -46,8 +47,9 @@ export class S3Driver implements StorageDriver {
     this.bucket = options.bucket;
   }
 
-  async put(key: string, body: Readable, options: PutOptions = {}): Promise<StoredObject> {
-    const limit = new ByteLimit(options.maxBytes);
+  async put(key: string, body: Readable, options: PutOptions = {}): Promise<WrittenObject> {
+    const hash = createHash('sha256');
+    const limit = new ByteLimit(options.maxBytes, hash);
     const upload = new Upload({
       client: this.client,
       params: { Bucket: this.bucket, Key: key, Body: limit, ...(options.contentType ? { ContentType: options.contentType } : {}) },
@@ -63,7 +65,7 @@ export class S3Driver implements StorageDriver {
       await this.delete(key).catch(() => undefined);
       throw failures.find(isAppError) ?? failures[0];
     }
-    return { size: limit.bytes };
+    return { size: limit.bytes, sha256: hash.digest('hex') };
   }
 
   presignGet(key: string, options: PresignOptions): Promise<string> {

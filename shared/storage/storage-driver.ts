@@ -11,6 +11,11 @@ export interface StoredObject {
   size: number;
 }
 
+/** What a put stored: its size and its SHA-256 (hex), both taken from the bytes as they streamed in. */
+export interface WrittenObject extends StoredObject {
+  sha256: string;
+}
+
 export interface ObjectBody {
   body: Readable;
   /** size of the whole object */
@@ -42,7 +47,7 @@ export interface PresignOptions {
  */
 export interface StorageDriver {
   readonly name: 'local' | 's3';
-  put(key: string, body: Readable, options?: PutOptions): Promise<StoredObject>;
+  put(key: string, body: Readable, options?: PutOptions): Promise<WrittenObject>;
   /** Resolves null when the object does not exist. */
   get(key: string, range?: ByteRange): Promise<ObjectBody | null>;
   head(key: string): Promise<StoredObject | null>;

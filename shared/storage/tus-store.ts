@@ -1,5 +1,9 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { createHash } from 'node:crypto';
+import { once } from 'node:events';
 import { createReadStream, type ReadStream } from 'node:fs';
-import { readdir, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat, truncate } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -38,6 +42,16 @@ const WRITE_AHEAD = 4 * 1024 * 1024;
 // An upload's own names in the bucket: its assembled object, `.info` and incomplete `.part` (ids are UUIDs).
 const S3_UPLOAD_KEY = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(\.info|\.part)?$/;
 const S3_DELETE_BATCH = 1000;
+// The tus checksum extension's answer to a body whose digest differs (its bytes are not kept).
+const CHECKSUM_MISMATCH = { status_code: 460, body: JSON.stringify({ success: false, error: 'Checksum mismatch: the chunk was not kept; send it again' }) };
+
+/** The SHA-256 the body of the PATCH being handled must have (`Upload-Checksum`), if it named one. */
+const expectedDigest = new AsyncLocalStorage<Buffer>();
+
+/** Handles a request whose body must have this SHA-256: a body that differs is dropped and answered 460. */
+export function withChunkDigest<T>(sha256: Buffer, handle: () => T): T {
+  return expectedDigest.run(sha256, handle);
+}
 
 /*
  * `removeStale()` of both stores sweeps the store itself, by age: the library's `deleteExpired` finds
@@ -59,12 +73,22 @@ class LocalTusStore extends FileStore {
   }
 
   override async write(body: Readable, id: string, offset: number): Promise<number> {
+    const expected = expectedDigest.getStore();
+    const hash = expected && createHash('sha256');
+    const filePath = this.pathOf(id);
     // Appending is writing at the offset: tus accepts a PATCH only at the file's current size.
-    const file = new FileWriter(this.pathOf(id), WRITE_AHEAD, Number.POSITIVE_INFINITY, 'a');
+    const file = new FileWriter(filePath, WRITE_AHEAD, Number.POSITIVE_INFINITY, 'a', hash);
     try {
       await pipeline(body, file);
     } catch {
+      // Part of a checked body cannot be vouched for: the upload goes back to where the PATCH found it.
+      if (expected) await truncateClosed(file, filePath, offset);
       throw ERRORS.FILE_WRITE_ERROR;
+    }
+    // The digest was taken as the bytes were written; a mismatch cuts them off again (under the upload's lock).
+    if (hash && !hash.digest().equals(expected)) {
+      await truncate(filePath, offset);
+      throw CHECKSUM_MISMATCH;
     }
     return offset + file.bytes;
   }
@@ -105,6 +129,26 @@ class LocalTusStore extends FileStore {
  * first, and as a completed one is no longer there, it gave up before deleting the assembled object.
  */
 class RemovableS3Store extends S3Store {
+  /** Parts reach S3 as they fill and cannot be taken back: a checked body waits in a temporary file until its digest matches. */
+  override async write(body: Readable, id: string, offset: number): Promise<number> {
+    const expected = expectedDigest.getStore();
+    if (!expected) return super.write(body, id, offset);
+    const dir = await mkdtemp(path.join(tmpdir(), 'hfs-tus-chunk-'));
+    try {
+      const spooled = path.join(dir, 'chunk');
+      const hash = createHash('sha256');
+      try {
+        await pipeline(body, new FileWriter(spooled, WRITE_AHEAD, Number.POSITIVE_INFINITY, 'wx', hash));
+      } catch {
+        throw ERRORS.FILE_WRITE_ERROR;
+      }
+      if (!hash.digest().equals(expected)) throw CHECKSUM_MISMATCH;
+      return await super.write(createReadStream(spooled, { highWaterMark: READ_CHUNK }), id, offset);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
   override async remove(id: string): Promise<void> {
     try {
       await super.remove(id);
@@ -145,6 +189,13 @@ class RemovableS3Store extends S3Store {
  * process can continue any upload.
  */
 export function createTusStore(config: Pick<Config, 'storage' | 'dataDir' | 'redisPrefix' | 'resumableUploadExpiryMs'>, redis: Redis): TusStore {
+  const store = createStore(config, redis);
+  // Both check a PATCH's `Upload-Checksum` (sha256) as its body is written: OPTIONS names the extension.
+  store.extensions.push('checksum');
+  return store;
+}
+
+function createStore(config: Pick<Config, 'storage' | 'dataDir' | 'redisPrefix' | 'resumableUploadExpiryMs'>, redis: Redis): TusStore {
   const { storage } = config;
   if (storage.driver === 's3') {
     const { bucket, endpoint, region, forcePathStyle, accessKeyId, secretAccessKey } = storage.s3;
@@ -170,4 +221,10 @@ export function createTusStore(config: Pick<Config, 'storage' | 'dataDir' | 'red
     configstore: new RedisKvStore(redis, `${config.redisPrefix}:tus:`),
     expirationPeriodInMilliseconds: config.resumableUploadExpiryMs,
   });
+}
+
+/** Cuts the file a failed writer appended to back to `size`, once the writer is closed (no write lands after). */
+async function truncateClosed(file: FileWriter, filePath: string, size: number): Promise<void> {
+  if (!file.closed) await once(file, 'close');
+  await truncate(filePath, size);
 }

@@ -85,7 +85,7 @@ describe('file drop links', function () {
         expect(file).to.include({ originalName: 'scan.png', size: 4000, source: 'drop', folderId: null, isPrivate: false, mimeType: 'image/png' });
         // The dashboard's record of an upload.
         expect(file).to.have.all.keys(
-          'filename', 'originalName', 'url', 'timestamp', 'updatedAt', 'size', 'folderId', 'source', 'isPrivate',
+          'filename', 'originalName', 'url', 'timestamp', 'updatedAt', 'size', 'sha256', 'folderId', 'source', 'isPrivate',
           'mimeType', 'expiry', 'expiresAt', 'moderationState', 'thumbnailUrl', 'previewUrl',
         );
         const rows = await fileRowsOf(env, alice.id);

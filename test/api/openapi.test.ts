@@ -149,5 +149,24 @@ describe('OpenAPI document (GET /api/openapi.json)', () => {
       expectDocumented('/api/user/subdomain', 'get', await env.api.get('/api/user/subdomain', { key: pro.apiKey }));
       expectDocumented('/api/ping', 'get', await env.api.get('/api/ping'));
     });
+
+    it('the webhooks routes', async () => {
+      // A public address literal: no DNS needed, and nothing is delivered (no worker runs here).
+      const created = await env.api.post('/api/user/webhooks', { key: pro.apiKey, json: { url: 'http://93.184.216.34/hooks', events: ['file.uploaded'] } });
+      expect(created.status, created.text).to.equal(200);
+      expectDocumented('/api/user/webhooks', 'post', created);
+      const id = created.body.data.id as string;
+      expectDocumented('/api/user/webhooks', 'get', await env.api.get('/api/user/webhooks', { key: pro.apiKey }));
+      expectDocumented('/api/user/webhooks/{id}', 'patch', await env.api.patch(`/api/user/webhooks/${id}`, { key: pro.apiKey, json: { description: 'docs' } }));
+      expectDocumented('/api/user/webhooks/{id}/rotate-secret', 'post', await env.api.post(`/api/user/webhooks/${id}/rotate-secret`, { key: pro.apiKey }));
+      expectDocumented('/api/user/webhooks/{id}/test', 'post', await env.api.post(`/api/user/webhooks/${id}/test`, { key: pro.apiKey }));
+      const deliveries = await env.api.get(`/api/user/webhooks/${id}/deliveries`, { key: pro.apiKey });
+      expect(deliveries.body.data).to.have.length(1);
+      expectDocumented('/api/user/webhooks/{id}/deliveries', 'get', deliveries);
+      expectDocumented('/api/user/webhooks/{id}', 'delete', await env.api.delete(`/api/user/webhooks/${id}`, { key: pro.apiKey }));
+      const refused = await env.api.post('/api/user/webhooks', { key: pro.apiKey, json: { url: 'http://127.0.0.1/hooks', events: ['file.uploaded'] } });
+      expect(refused.status).to.equal(400);
+      expectDocumented('/api/user/webhooks', 'post', refused);
+    });
   });
 });

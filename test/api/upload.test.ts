@@ -33,13 +33,13 @@ describe('POST /api/upload', () => {
       expect(Buffer.compare(served.body, bytes)).to.equal(0);
     });
 
-    it('answers the spec JSON (plus deletionUrl) with ?format=json or x-response-format: json', async () => {
+    it('answers the spec JSON (plus deletionUrl and sha256) with ?format=json or x-response-format: json', async () => {
       const alice = await env.createAccount();
       for (const options of [{ json: true }, { headers: { 'x-response-format': 'json' } }]) {
         const res = await upload(env, { key: alice.apiKey, bytes: pngBytes(1000), name: 'cat.png', ...options });
         expect(res.status).to.equal(200);
         expect(res.body.success).to.equal(true);
-        expect(res.body.data).to.have.all.keys('url', 'filename', 'originalFilename', 'mimeType', 'sizeBytes', 'expiry', 'deletionUrl');
+        expect(res.body.data).to.have.all.keys('url', 'filename', 'originalFilename', 'mimeType', 'sizeBytes', 'sha256', 'expiry', 'deletionUrl');
         expect(res.body.data).to.include({ originalFilename: 'cat.png', mimeType: 'image/png', sizeBytes: 1000, expiry: null });
         expect(res.body.data.url.endsWith(`/${res.body.data.filename}`)).to.equal(true);
         expect(res.body.data.deletionUrl).to.match(/\/api\/delete\/[^?]+\?token=[0-9a-f]{32}$/);

@@ -131,7 +131,7 @@ async function inBatches<T, R>(items: T[], run: (item: T) => Promise<R>): Promis
   return results;
 }
 
-const COMMANDS = ['user create', 'user show', 'user set-plan', 'user ban', 'user unban', 'notify', 'poll create', 'poll close', 'moderation list', 'moderation release', 'storage reconcile'];
+const COMMANDS = ['user create', 'user show', 'user set-plan', 'user ban', 'user unban', 'notify', 'poll create', 'poll close', 'moderation list', 'moderation release', 'storage reconcile', 'storage verify'];
 
 describe('admin CLI: help and usage', function () {
   this.timeout(120_000);

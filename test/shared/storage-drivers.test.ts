@@ -72,10 +72,10 @@ for (const driverCase of cases) {
     });
     after(() => stop());
 
-    it('round-trips the exact bytes, heads, and deletes', async () => {
+    it('round-trips the exact bytes, heads, and deletes; a put answers the SHA-256 of what it stored', async () => {
       const key = newObjectKey();
       const data = Buffer.from(Array.from({ length: 300_000 }, (_, i) => i % 251));
-      expect(await driver.put(key, Readable.from([data]), { contentType: 'image/png' })).to.deep.equal({ size: data.length });
+      expect(await driver.put(key, Readable.from([data]), { contentType: 'image/png' })).to.deep.equal({ size: data.length, sha256: sha256Of(data) });
       expect(await driver.head(key)).to.deep.equal({ size: data.length });
       const got = await driver.get(key);
       expect(got!.size).to.equal(data.length);
@@ -162,10 +162,11 @@ for (const driverCase of cases) {
       const expected = createHash('sha256');
       for (let i = 0; i < 64; i++) expected.update(chunk);
       const sink = hashSink();
-      expect(await driver.put(key, repeatedStream(chunk, 64))).to.deep.equal({ size: 64 * MB });
+      const digest = expected.digest('hex');
+      expect(await driver.put(key, repeatedStream(chunk, 64))).to.deep.equal({ size: 64 * MB, sha256: digest });
       await pipeline((await driver.get(key))!.body, sink);
       expect(sink.bytes).to.equal(64 * MB);
-      expect(sink.digest()).to.equal(expected.digest('hex'));
+      expect(sink.digest()).to.equal(digest);
       await driver.delete(key);
     });
   });

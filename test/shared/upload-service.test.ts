@@ -24,6 +24,7 @@ describe('UploadService: a generated name taken by a concurrent upload', () => {
       jobs: c.jobs,
       moderation: c.services.moderation,
       thumbnails: c.services.thumbnails,
+      events: c.services.events,
       logger: c.logger,
       baseUrl: c.config.baseUrl,
       generateFilename: (ext) => `taken.${ext}`,

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { inArray } from 'drizzle-orm';
 import { randomBytes } from 'node:crypto';
 import { rm, utimes } from 'node:fs/promises';
 import path from 'node:path';
@@ -120,6 +121,26 @@ for (const store of stores) {
       expect(job!.returnvalue).to.include({ removed: 1 });
       expect(await storage.head(lost)).to.equal(null);
     });
+
+    it('reports files whose object is missing or of the wrong size, and changes neither', async () => {
+      const alice = await env.createAccount();
+      for (const seed of [1, 2, 3]) expect((await upload(env, { key: alice.apiKey, bytes: pngBytes(1000, seed), json: true })).status).to.equal(200);
+      const [gone, shrunk] = await fileRowsOf(env, alice.id);
+      await storage.delete(gone!.objectKey);
+      await storage.delete(shrunk!.objectKey);
+      await storage.put(shrunk!.objectKey, Readable.from([pngBytes(600)]));
+
+      const result = await env.container.services.orphanSweep.reconcile();
+
+      expect(result.missing).to.deep.equal([{ fileId: gone!.id, filename: gone!.filename, account: alice.username, objectKey: gone!.objectKey }]);
+      expect(result.wrongSize).to.deep.equal([{ fileId: shrunk!.id, filename: shrunk!.filename, account: alice.username, objectKey: shrunk!.objectKey, expected: 1000, actual: 600 }]);
+      expect(result.checked).to.be.at.least(3);
+      expect(await fileRowsOf(env, alice.id)).to.have.length(3);
+      expect((await storage.head(shrunk!.objectKey))?.size).to.equal(600);
+      // The other tests of this store see intact files only.
+      await env.container.db.delete(files).where(inArray(files.id, [gone!.id, shrunk!.id]));
+      await storage.delete(shrunk!.objectKey);
+    });
   });
 }
 
@@ -164,12 +185,12 @@ describe('admin CLI: storage reconcile', function () {
 
     const cautious = await admin('storage', 'reconcile');
     expect(cautious.code, cautious.stderr).to.equal(0);
-    expect(cautious.stdout).to.equal('{"scanned":2,"removed":0}\n');
+    expect(cautious.stdout).to.equal('{"scanned":2,"removed":0,"checked":1,"missing":[],"wrongSize":[]}\n');
     expect(await storage.head(lost)).to.not.equal(null);
 
     const now = await admin('storage', 'reconcile', '--min-age', '0');
     expect(now.code, now.stderr).to.equal(0);
-    expect(now.json).to.deep.equal({ scanned: 2, removed: 1 });
+    expect(now.json).to.deep.equal({ scanned: 2, removed: 1, checked: 1, missing: [], wrongSize: [] });
     expect(await storage.head(lost)).to.equal(null);
     expect(await storage.head(named)).to.not.equal(null);
   });

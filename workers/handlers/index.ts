@@ -14,6 +14,8 @@ import { pollsCloseDue } from './polls-close-due.handler.js';
 import { storageReconcile } from './storage-reconcile.handler.js';
 import { uploadsExpire } from './uploads-expire.handler.js';
 import { urlFetch } from './url-fetch.handler.js';
+import { webhookDeliver } from './webhook-deliver.handler.js';
+import { webhooksSweep } from './webhooks-sweep.handler.js';
 
 /** One handler per job name of shared/jobs.ts. */
 export const handlers: HandlerMap = {
@@ -32,4 +34,6 @@ export const handlers: HandlerMap = {
   'moderation.check': moderationCheck,
   'moderation.sweep': moderationSweep,
   'file.thumbnail': fileThumbnail,
+  'webhook.deliver': webhookDeliver,
+  'webhooks.sweep': webhooksSweep,
 };

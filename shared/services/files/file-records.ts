@@ -21,6 +21,7 @@ export class FileRecords {
       timestamp: file.createdAt.toISOString(),
       updatedAt: file.updatedAt?.toISOString() ?? null,
       size: file.size,
+      sha256: file.sha256,
       folderId: file.folderId,
       source: file.source,
       isPrivate: file.isPrivate,

@@ -17,6 +17,7 @@ import { folderNotFound, type FolderService } from '../folders/folder.service.js
 import type { ModerationService } from '../moderation/moderation.service.js';
 import type { ThumbnailService } from '../media/thumbnails/thumbnail.service.js';
 import type { ReceivedBody, UploadService } from '../uploads/upload.service.js';
+import type { DomainEvents, EventOwner } from '../webhooks/domain-events.js';
 
 const SWEEP_BATCH = 500;
 // In-flight reads of a replaced file's old object get this long to finish before it is deleted.
@@ -39,6 +40,7 @@ export class FileService {
       urls: FileUrls;
       plans: Plans;
       jobs: JobQueues;
+      events: DomainEvents;
       logger: Logger;
     },
   ) {}
@@ -46,7 +48,7 @@ export class FileService {
   async deleteOwned(account: Principal, filename: string): Promise<FileRow> {
     const file = await this.deps.files.deleteOwned(account.id, filename);
     if (!file) throw AppError.notFound('File not found');
-    await this.afterRemoval(file, account);
+    await this.afterRemoval(file, 'file.deleted', account);
     return file;
   }
 
@@ -55,7 +57,7 @@ export class FileService {
     const found = await this.deps.maintenance.findByDeletionToken(filename, sha256(token));
     const file = found && (await this.deps.maintenance.deleteById(found.id));
     if (!file) throw AppError.notFound('File not found');
-    await this.afterRemoval(file);
+    await this.afterRemoval(file, 'file.deleted');
     return file;
   }
 
@@ -69,6 +71,7 @@ export class FileService {
     const renamed = outcome.value;
     if (!renamed) throw AppError.notFound('File not found');
     await this.deps.purges.fileChanged(renamed, account, filename);
+    await this.deps.events.files('file.updated', account, [renamed]);
     return { oldFilename: filename, newFilename, newUrl: this.deps.urls.forFile(renamed, account) };
   }
 
@@ -84,7 +87,7 @@ export class FileService {
       const outcome = await this.deps.files.replace(
         account.id,
         filename,
-        { objectKey: received.objectKey, size: received.size, mimeType: received.sniffed.mime, originalName: cleanOriginalName(originalName) },
+        { objectKey: received.objectKey, size: received.size, sha256: received.sha256, mimeType: received.sniffed.mime, originalName: cleanOriginalName(originalName) },
         this.deps.plans.of(account.plan).monthlyStorageLimit,
         this.deps.moderation.isModerated(received.sniffed.mime),
       );
@@ -102,11 +105,13 @@ export class FileService {
     await this.deps.purges.fileChanged(after, account);
     await this.deps.moderation.enqueue(after);
     await this.deps.thumbnails.enqueue(after);
+    await this.deps.events.files('file.updated', account, [after]);
     return {
       filename: after.filename,
       url: this.deps.urls.forFile(after, account),
       mimeType: after.mimeType,
       sizeBytes: after.size,
+      sha256: received.sha256,
       oldSizeBytes: before.size,
       updatedAt: after.updatedAt!.toISOString(),
     };
@@ -117,6 +122,7 @@ export class FileService {
     const file = await this.deps.files.setPrivate(account.id, filename, isPrivate);
     if (!file) throw AppError.notFound('File not found');
     await this.deps.purges.fileChanged(file, account);
+    await this.deps.events.files('file.updated', account, [file]);
     // Thumbnail URLs change with privacy: the answer carries the new ones.
     return { filename: file.filename, isPrivate: file.isPrivate, url: this.deps.urls.forFile(file, account), ...this.deps.thumbnails.urlsOf(file) };
   }
@@ -140,7 +146,7 @@ export class FileService {
   async expire(fileId: string, now = new Date()): Promise<boolean> {
     const [candidate] = await this.deps.maintenance.findExpired(now, 1, fileId);
     const file = candidate && (await this.deps.maintenance.deleteById(candidate.id));
-    if (file) await this.afterRemoval(file);
+    if (file) await this.afterRemoval(file, 'file.expired');
     return Boolean(file);
   }
 
@@ -152,7 +158,7 @@ export class FileService {
       for (const candidate of batch) {
         const file = await this.deps.maintenance.deleteById(candidate.id);
         if (file) {
-          await this.afterRemoval(file);
+          await this.afterRemoval(file, 'file.expired');
           removed += 1;
         }
       }
@@ -178,15 +184,17 @@ export class FileService {
     if (folderId !== null) await this.deps.folders.get(account, folderId);
     const moved = await this.deps.files.move(account.id, filenames, folderId);
     if (!moved.ok) throw folderNotFound();
-    return moved.value;
+    await this.deps.events.files('file.updated', account, moved.value);
+    return moved.value.map((file) => file.filename);
   }
 
   /** The row is gone, so nothing serves the file any more; its bytes go through the delete job. */
-  private async afterRemoval(file: FileRow, owner?: Principal) {
+  private async afterRemoval(file: FileRow, event: 'file.deleted' | 'file.expired', owner?: EventOwner) {
     await this.deps.jobs.add('object.delete', { key: file.objectKey }).catch((err: unknown) => {
       this.deps.logger.error({ err, key: file.objectKey }, "could not queue deletion of a removed file's object");
     });
     const account = owner ?? (file.accountId ? await this.deps.accounts.findById(file.accountId) : undefined);
     await this.deps.purges.fileChanged(file, account ?? null);
+    await this.deps.events.files(event, account, [file]);
   }
 }

@@ -13,6 +13,7 @@ import { albumUrl, isId } from './folder.service.js';
 import type { ModerationService } from '../moderation/moderation.service.js';
 import type { ThumbnailService } from '../media/thumbnails/thumbnail.service.js';
 import type { AlbumFile } from '../../contracts/album.contract.js';
+import type { DomainEvents } from '../webhooks/domain-events.js';
 
 /** Files on one page of an album. */
 export const ALBUM_PAGE_SIZE = 24;
@@ -27,6 +28,7 @@ export interface AlbumDeps {
   moderation: ModerationService;
   thumbnails: ThumbnailService;
   urls: FileUrls;
+  events: DomainEvents;
   logger: Logger;
   siteUrl: string;
 }
@@ -65,11 +67,14 @@ export interface AlbumZip {
 export class AlbumService {
   constructor(private readonly deps: AlbumDeps) {}
 
-  /** Shares the folder; a folder shared already keeps its link. */
+  /** Shares the folder; a folder shared already keeps its link (and folder.shared is not sent again). */
   async share(account: Principal, folderId: string) {
-    const row = isId(folderId) ? await this.deps.folders.share(account.id, folderId, randomBytes(16).toString('base64url')) : undefined;
+    const shareId = randomBytes(16).toString('base64url');
+    const row = isId(folderId) ? await this.deps.folders.share(account.id, folderId, shareId) : undefined;
     if (!row?.shareId || !row.sharedAt) throw AppError.notFound('Folder not found');
-    return { shareId: row.shareId, url: albumUrl(this.deps.siteUrl, row.shareId), sharedAt: row.sharedAt.toISOString() };
+    const album = { shareId: row.shareId, url: albumUrl(this.deps.siteUrl, row.shareId), sharedAt: row.sharedAt.toISOString() };
+    if (row.shareId === shareId) await this.deps.events.emit(account.id, 'folder.shared', () => [{ id: row.id, name: row.name, ...album }]);
+    return album;
   }
 
   /** Ends the album: its link is 404 at once, and sharing again makes a new one. */

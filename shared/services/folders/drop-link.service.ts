@@ -12,6 +12,7 @@ import type { NotificationEvent, NotificationService } from '../notifications/no
 import type { UploadAuthService } from '../uploads/upload-auth.service.js';
 import type { UploadResult } from '../../contracts/upload.contract.js';
 import type { ReceivedBody, Uploader, UploadService } from '../uploads/upload.service.js';
+import type { DomainEvents } from '../webhooks/domain-events.js';
 
 export const DROP_NOTIFICATION_TYPE = 'drop';
 export const MAX_DROP_WAIT_SECONDS = 30;
@@ -73,6 +74,7 @@ export class DropLinkService {
       uploadAuth: UploadAuthService;
       notifications: NotificationService;
       records: FileRecords;
+      events: DomainEvents;
       box: SecretBox;
       siteUrl: string;
       logger: Logger;
@@ -147,8 +149,10 @@ export class DropLinkService {
       await this.deps.links.releaseClaim(drop.linkId);
       throw err;
     }
-    const accountId = drop.uploader.account!.id;
+    const requester = drop.uploader.account!;
+    const accountId = requester.id;
     await this.deps.links.attachFile(drop.linkId, accountId, result.filename);
+    await this.deps.events.emit(accountId, 'drop.received', async () => [await this.find(requester, drop.linkId)]);
     await this.deps.notifications
       .notify(accountId, {
         type: DROP_NOTIFICATION_TYPE,

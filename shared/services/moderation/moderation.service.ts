@@ -10,6 +10,7 @@ import type { FileMaintenanceRepository } from '../../repositories/file-maintena
 import type { StorageDriver } from '../../storage/index.js';
 import type { CachePurgeService } from '../files/cache-purge.service.js';
 import type { NotificationService } from '../notifications/notification.service.js';
+import type { DomainEvents } from '../webhooks/domain-events.js';
 
 // What the moderation service accepts (architecture.md / /info): stills, GIFs and videos, under
 // every name the stored type may have (it comes from file-type: e.g. video/matroska, image/apng).
@@ -35,6 +36,7 @@ export interface ModerationDeps {
   jobs: JobQueues;
   notifications: NotificationService;
   purges: CachePurgeService;
+  events: DomainEvents;
   logger: Logger;
   config: { visionUrl: string; enabled: boolean; holdPending: boolean };
 }
@@ -125,7 +127,10 @@ export class ModerationService {
     const score = Number((body as { score?: number }).score ?? 0);
     const updated = await this.record(file, { verdict, score, quarantined: verdict === 'hard_block' });
     if (!updated) return 'gone';
-    if (verdict === 'hard_block' && updated.owner) await this.notifyBlocked(updated.file, updated.owner);
+    if (verdict === 'hard_block' && updated.owner) {
+      await this.notifyBlocked(updated.file, updated.owner);
+      await this.deps.events.files('file.quarantined', updated.owner, [updated.file]);
+    }
     return verdict;
   }
 

@@ -21,6 +21,7 @@ import { type Sniffed, sniffBody, type SniffOptions } from '../media/media-sniff
 import { MetadataRemover } from '../media/metadata/metadata-remover.js';
 import type { ModerationService } from '../moderation/moderation.service.js';
 import type { ThumbnailService } from '../media/thumbnails/thumbnail.service.js';
+import type { DomainEvents } from '../webhooks/domain-events.js';
 
 /** Who is uploading and where the file goes. */
 export interface Uploader {
@@ -35,6 +36,8 @@ export interface Uploader {
 export interface ReceivedBody {
   objectKey: string;
   size: number;
+  /** SHA-256 (hex) of the stored bytes (after any metadata removal) */
+  sha256: string;
   sniffed: Sniffed;
 }
 
@@ -70,6 +73,7 @@ export interface UploadServiceDeps {
   jobs: JobQueues;
   moderation: ModerationService;
   thumbnails: ThumbnailService;
+  events: DomainEvents;
   logger: Logger;
   baseUrl: string;
   /** stored-name generator; replaceable so tests can force a collision */
@@ -146,10 +150,10 @@ export class UploadService {
       const { sniffed, body: checked } = await sniffBody(body, options);
       const signal = options.signal ? { signal: options.signal } : {};
       const store = (stored: Readable) => this.deps.storage.put(objectKey, stored, { maxBytes: options.maxBytes, ...signal });
-      const { size } = options.stripMetadata
+      const { size, sha256: digest } = options.stripMetadata
         ? await this.metadata.remove(sniffed.mime, checked, { maxBytes: options.maxBytes, ...signal }, store)
         : await store(checked);
-      return { objectKey, size, sniffed };
+      return { objectKey, size, sha256: digest, sniffed };
     } catch (err) {
       // Whatever is left of the body is read and dropped, so the request can still be answered.
       body.resume();
@@ -180,6 +184,7 @@ export class UploadService {
           objectKey: received.objectKey,
           shortCode: generateShortCode(),
           size: received.size,
+          sha256: received.sha256,
           mimeType: received.sniffed.mime,
           source: options.source,
           expiresAt: expiresAtFor(expiry),
@@ -198,8 +203,8 @@ export class UploadService {
       throw AppError.storageUnavailable('Saving the upload failed, nothing was saved; retry');
     }
     if (file.expiresAt) await this.scheduleExpiry(file);
-    // Independent jobs: queued side by side, so the answer waits for one Redis round trip, not two.
-    await Promise.all([this.deps.moderation.enqueue(file), this.deps.thumbnails.enqueue(file)]);
+    // Independent jobs (and the webhook event, every way in ends here): side by side, so the answer waits for one round trip.
+    await Promise.all([this.deps.moderation.enqueue(file), this.deps.thumbnails.enqueue(file), this.deps.events.files('file.uploaded', account, [file])]);
     return this.resultOf(file, account, deletionToken);
   }
 
@@ -236,6 +241,7 @@ export class UploadService {
       originalFilename: file.originalName,
       mimeType: file.mimeType,
       sizeBytes: file.size,
+      sha256: file.sha256!,
       expiry: file.expiry,
       deletionUrl: `${this.deps.baseUrl}/api/delete/${encodeURIComponent(file.filename)}?token=${deletionToken}`,
     };

@@ -15,7 +15,8 @@ export type { ShareLink } from '../../../../shared/contracts/share-link.contract
 export type { Settings } from '../../../../shared/contracts/settings.contract.js';
 export type { UploadConfig, UploadResult } from '../../../../shared/contracts/upload.contract.js';
 export type { UrlFormatSettings } from '../../../../shared/contracts/url-format.contract.js';
-export type { DropLinkStatus, ModerationState } from '../../../../shared/contracts/values.js';
+export type { DropLinkStatus, ModerationState, WebhookEvent } from '../../../../shared/contracts/values.js';
+export type { WebhookDelivery, WebhookEndpoint, WebhookEndpointWithSecret } from '../../../../shared/contracts/webhook.contract.js';
 
 export type DashboardData = z.output<typeof dashboardSchema>;
 export type Pagination = z.output<typeof paginationSchema>;

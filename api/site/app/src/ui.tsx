@@ -156,6 +156,28 @@ export function CopyButton({ text, label = 'Copy', what }: { text: string | (() 
   );
 }
 
+/**
+ * A secret shown this once (a new folder key, access token or signing secret): `lead` says what it is,
+ * the value takes the focus so a screen reader reads it, and it can be copied.
+ */
+export function SecretOnce({ lead, value, what, testId }: { lead: ComponentChildren; value: string; what: string; testId: string }) {
+  const shown = useRef<HTMLElement>(null);
+  useEffect(() => shown.current?.focus(), [value]);
+  return (
+    <div class="key-once" role="status">
+      <p>
+        <strong>{lead}</strong> it is shown only this once.
+      </p>
+      <div class="row">
+        <code ref={shown} tabIndex={-1} class="api-key" data-testid={testId}>
+          {value}
+        </code>
+        <CopyButton text={value} what={what} />
+      </div>
+    </div>
+  );
+}
+
 /** A confirmation in place (inside a dialog, say): the question, then the action or keeping things. */
 export function InlineConfirm({
   question,

@@ -1,10 +1,10 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { formatDate } from '../format.js';
 import { UploaderConfigLinks } from '../settings/uploader-configs.js';
 import { useToasts } from '../toasts/toasts.js';
 import type { Folder, FolderKey } from '../types.js';
-import { CopyButton, InlineConfirm, Status, useAction } from '../ui.js';
+import { InlineConfirm, SecretOnce, Status, useAction } from '../ui.js';
 
 /**
  * The folder's key (Pro): uploads with it land in this folder and it opens nothing else. A new key
@@ -16,14 +16,10 @@ export function FolderKeyPanel({ folder, folderKey, onChanged }: { folder: Folde
   const [confirming, setConfirming] = useState<'replace' | 'revoke' | undefined>(undefined);
   const action = useAction<'issue' | 'revoke'>();
   const toasts = useToasts();
-  const shown = useRef<HTMLElement>(null);
   const issueButton = useRef<HTMLButtonElement>(null);
   const path = `/user/folders/${encodeURIComponent(folder.id)}/key`;
 
-  // Keep the keyboard on what replaced the button pressed: the new key, or the Issue button.
-  useEffect(() => {
-    if (issued) shown.current?.focus();
-  }, [issued]);
+  // The new key takes the keyboard itself (SecretOnce); after a revoke the Issue button does.
 
   if (folderKey === undefined) {
     return (
@@ -68,19 +64,7 @@ export function FolderKeyPanel({ folder, folderKey, onChanged }: { folder: Folde
       )}
       {folderKey && (
         <>
-          {issued && (
-            <div class="key-once">
-              <p>
-                <strong>Copy the key now:</strong> it is shown only this once.
-              </p>
-              <div class="row">
-                <code ref={shown} tabIndex={-1} class="api-key" data-testid="folder-key">
-                  {issued}
-                </code>
-                <CopyButton text={issued} what="folder key" />
-              </div>
-            </div>
-          )}
+          {issued && <SecretOnce lead="Copy the key now:" value={issued} what="folder key" testId="folder-key" />}
           <p class="muted">
             Key issued {formatDate(folderKey.createdAt)}; {typeof folderKey.lastUsedAt === 'string' ? `last used ${formatDate(folderKey.lastUsedAt)}` : 'not used yet'}.
           </p>

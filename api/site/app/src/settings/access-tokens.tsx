@@ -6,7 +6,7 @@ import { api, ApiError, bodyOf, messageOf } from '../api.js';
 import { formatDate } from '../format.js';
 import type { AccessToken, NewAccessToken } from '../types.js';
 import { useToasts } from '../toasts/toasts.js';
-import { ConfirmDialog, CopyButton, DurationSelect, Status, useAction, useLoad } from '../ui.js';
+import { ConfirmDialog, DurationSelect, SecretOnce, Status, useAction, useLoad } from '../ui.js';
 import { UPLOADER_TOOLS } from './uploader-configs.js';
 
 // 0 stands for "never": the API then leaves expiresIn out.
@@ -120,19 +120,7 @@ export function AccessTokens() {
         Access tokens
       </h2>
       <p class="muted">Give uploaders, scripts and CI jobs a token that may do only what they need, instead of the API key. Revoke one at any time.</p>
-      {created && (
-        <div class="key-once" role="status">
-          <p>
-            <strong>Copy the token “{created.name}” now:</strong> it is shown only this once.
-          </p>
-          <div class="row">
-            <code class="api-key" data-testid="new-token">
-              {created.token}
-            </code>
-            <CopyButton text={created.token} what="token" />
-          </div>
-        </div>
-      )}
+      {created && <SecretOnce lead={`Copy the token “${created.name}” now:`} value={created.token} what="token" testId="new-token" />}
       {tokens.error && <Status error={tokens.error} />}
       {tokens.data?.length === 0 && <p>No token yet.</p>}
       {tokens.data && tokens.data.length > 0 && (

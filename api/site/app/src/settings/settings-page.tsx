@@ -11,6 +11,7 @@ import { CustomDomain } from './custom-domain.js';
 import { UploadPrivacy } from './upload-privacy.js';
 import { UrlStyle } from './url-style.js';
 import { UsageMeters } from './usage-meters.js';
+import { Webhooks } from './webhooks.js';
 
 /** What Pro adds, said once for a Free account (whose settings never ask the API for Pro's parts). */
 function ProNotice() {
@@ -35,7 +36,7 @@ function ProNotice() {
   );
 }
 
-/** The account's settings: usage against the plan, upload privacy, link style, custom domain (Pro), API key, access tokens, assistants. */
+/** The account's settings: usage against the plan, upload privacy, link style, custom domain (Pro), API key, access tokens, assistants, webhooks. */
 export function SettingsPage() {
   // The dashboard's user carries today's count and what is left; one file is the least it lists.
   const usage = useLoad((signal) => api<{ data: DashboardData }>('/user/dashboard?limit=1', { signal }).then((r) => r.data.user));
@@ -56,6 +57,7 @@ export function SettingsPage() {
       <ApiKey />
       <AccessTokens />
       <Assistants />
+      <Webhooks />
     </>
   );
 }
