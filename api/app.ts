@@ -10,6 +10,7 @@ import { errorHandler, notFound } from './middleware/error.middleware.js';
 import { refuseUnstorableUrls } from './middleware/input-hygiene.middleware.js';
 import { requireRedisForChanges } from './middleware/redis-gate.middleware.js';
 import { RequestRecorder, requestContext } from './middleware/request-context.middleware.js';
+import { McpAppResources } from './mcp/apps/app-resources.js';
 import { mcpRoutes } from './mcp/mcp.routes.js';
 import { AccessTokenVerifier } from './oauth/access-tokens.js';
 import { interactionRoutes } from './oauth/interaction.routes.js';
@@ -47,6 +48,7 @@ export async function createApp(container: Container, hub: NotificationHub, subs
     logger: container.logger,
     arrivals: hub,
     uploadMaxBytes: config.mcpUploadMaxBytes,
+    apps: new McpAppResources(config),
   });
   const tus = tusUploads(container, subscriber);
   const app = new Koa<AppState>();

@@ -20,6 +20,8 @@ const HASH_FILE = '.sources-hash';
 // The browser app (Vite; its own tsconfig): bundled into dist/app, which the web process serves.
 const APP_DIR = 'api/site/app';
 const APP_OUT = 'app';
+// The MCP Apps (api/mcp/apps serves them): one single-file build each, into dist/app/mcp-apps.
+const MCP_APPS = ['gallery', 'file-card', 'drop-zone'];
 
 process.chdir(root);
 const { include, exclude = [] } = JSON.parse(await readFile(BUILD_CONFIG, 'utf8'));
@@ -79,6 +81,10 @@ async function build() {
   try {
     const { build: bundle } = await import('vite');
     await bundle({ configFile: `${APP_DIR}/vite.config.ts`, logLevel: 'warn', build: { outDir: path.resolve(staging, APP_OUT) } });
+    for (const app of MCP_APPS) {
+      const input = path.resolve(APP_DIR, 'src/mcp-apps', `${app}.html`);
+      await bundle({ configFile: `${APP_DIR}/vite.mcp-apps.config.ts`, logLevel: 'warn', build: { outDir: path.resolve(staging, APP_OUT, 'mcp-apps'), rollupOptions: { input } } });
+    }
   } catch (err) {
     await rm(staging, { recursive: true, force: true });
     process.stderr.write(`build failed: vite: ${err?.message ?? err}; ${DIST}/ was left as it was\n`);

@@ -181,7 +181,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
   const hosted = new HostedFileService(repositories.files, repositories.publicFiles, repositories.accounts, storage, fileCache, moderation);
   const sizes = new ImageSizeReader(storage);
   const integrity = new IntegrityService({ files: repositories.fileMaintenance, storage, logger });
-  const thumbnails = new ThumbnailService({ files: repositories.fileMaintenance, storage, hosted, moderation, jobs, logger, sizes, siteUrl: config.siteUrl });
+  const thumbnails = new ThumbnailService({ files: repositories.fileMaintenance, storage, hosted, moderation, jobs, logger, sizes, siteUrl: config.siteUrl, urls });
   const records = new FileRecords({ urls, moderation, thumbnails });
   const uploads = new UploadService({
     rates: rateLimits,

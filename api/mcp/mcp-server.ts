@@ -1,22 +1,23 @@
-import { type AuthInfo, createMcpHandler, McpServer } from '@modelcontextprotocol/server';
+import { type AuthInfo, type CallToolResult, createMcpHandler, type Icon, McpServer } from '@modelcontextprotocol/server';
 import type { Container } from '../../shared/container.js';
+import type { FileView } from '../../shared/contracts/file.contract.js';
 import { isAppError } from '../../shared/errors.js';
 import type { DropArrivals } from '../../shared/services/folders/drop-link.service.js';
 import type { McpPrincipal } from '../oauth/access-tokens.js';
+import type { McpAppResources } from './apps/app-resources.js';
+import { appToolMeta } from './apps/app-tools.js';
+import { mcpIcons } from './mcp-icons.js';
+import { portableSchema } from './portable-schema.js';
 import { TOOLS } from './tools/index.js';
 import type { McpTool, ToolContext } from './tools/tool.js';
-
-type ToolResult = {
-  content: ({ type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string })[];
-  structuredContent?: Record<string, unknown>;
-  isError?: boolean;
-};
 
 export interface McpServerDeps {
   services: Container['services'];
   logger: Container['logger'];
   arrivals: DropArrivals;
   uploadMaxBytes: number;
+  /** the MCP Apps' ui:// resources */
+  apps: McpAppResources;
 }
 
 // The MCP interface's own version (tools and their schemas), not the package's.
@@ -31,13 +32,15 @@ export function authInfoOf(token: string, caller: McpPrincipal): AuthInfo {
  * The MCP endpoint's handler: a fresh server per request (both the 2026-07-28 stateless revision
  * and, through the SDK's fallback, 2025-era clients), holding only the tools the caller's scopes allow.
  */
-export function createMcpEndpoint(deps: McpServerDeps, maxRequestBodySize: number) {
+export function createMcpEndpoint(deps: McpServerDeps, { maxRequestBodySize, baseUrl }: { maxRequestBodySize: number; baseUrl: string }) {
+  const icons = mcpIcons(baseUrl);
   return createMcpHandler(
     ({ authInfo }) => {
       const caller = authInfo?.extra?.caller as McpPrincipal | undefined;
       if (!caller) throw new Error('MCP request without a verified caller');
-      const server = new McpServer(SERVER_INFO);
-      for (const tool of TOOLS) if (caller.scopes.includes(tool.scope)) register(server, tool as McpTool, caller, deps);
+      const server = new McpServer({ ...SERVER_INFO, icons });
+      for (const tool of TOOLS) if (caller.scopes.includes(tool.scope)) register(server, tool as McpTool, caller, deps, icons);
+      deps.apps.register(server);
       return server;
     },
     { legacy: 'stateless', maxRequestBodySize, onerror: logSdkReport(deps.logger) },
@@ -59,11 +62,11 @@ function logSdkReport(logger: Container['logger']) {
   };
 }
 
-function register(server: McpServer, tool: McpTool, caller: McpPrincipal, deps: McpServerDeps) {
+function register(server: McpServer, tool: McpTool, caller: McpPrincipal, deps: McpServerDeps, icons: Icon[]) {
   server.registerTool(
     tool.name,
-    { title: tool.title, description: tool.description, inputSchema: tool.input, outputSchema: tool.output, annotations: tool.annotations },
-    async (input: unknown, extra): Promise<ToolResult> => {
+    { title: tool.title, description: tool.description, inputSchema: portableSchema(tool.input), outputSchema: portableSchema(tool.output), annotations: tool.annotations, icons, _meta: appToolMeta(tool.name) },
+    async (input: unknown, extra): Promise<CallToolResult> => {
       const { signal, notify } = extra.mcpReq;
       const progressToken = extra.mcpReq._meta?.progressToken;
       const context: ToolContext = {
@@ -77,10 +80,11 @@ function register(server: McpServer, tool: McpTool, caller: McpPrincipal, deps: 
         },
       };
       try {
-        const { data, image } = await tool.run(context, input as never);
+        const { data, image, links = [] } = await tool.run(context, input as never);
         const structured = data as Record<string, unknown>;
-        const content: ToolResult['content'] = [{ type: 'text', text: JSON.stringify(structured) }];
+        const content: CallToolResult['content'] = [{ type: 'text', text: JSON.stringify(structured) }];
         if (image) content.push({ type: 'image', data: image.data.toString('base64'), mimeType: image.mimeType });
+        content.push(...links.map(resourceLinkOf));
         return { content, structuredContent: structured };
       } catch (err) {
         return failure(err, tool.name, deps.logger);
@@ -90,8 +94,13 @@ function register(server: McpServer, tool: McpTool, caller: McpPrincipal, deps: 
 }
 
 /** A refusal says what was wrong; anything else is logged and reported without its details. */
-function failure(err: unknown, tool: string, logger: Container['logger']): ToolResult {
+function failure(err: unknown, tool: string, logger: Container['logger']): CallToolResult {
   if (isAppError(err) && err.expose) return { content: [{ type: 'text', text: err.message }], isError: true };
   logger.error({ err, tool }, 'MCP tool failed');
   return { content: [{ type: 'text', text: `${tool} failed on the server; nothing more is known to the client. Try again later.` }], isError: true };
+}
+
+/** A file as a link the client can fetch: its hosted URL (signed for a private file), as the result gives it. */
+function resourceLinkOf(file: FileView): CallToolResult['content'][number] {
+  return { type: 'resource_link', uri: file.url, name: file.filename, title: file.originalName, mimeType: file.mimeType, size: file.size };
 }

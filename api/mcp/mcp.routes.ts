@@ -65,7 +65,7 @@ export function mcpRoutes(verifier: AccessTokenVerifier, config: Pick<Config, 'b
 
   // upload_file's base64 is a third larger than its bytes; the rest of a request is small.
   const maxBody = Math.ceil((config.mcpUploadMaxBytes * 4) / 3) + 256 * 1024;
-  const endpoint = createMcpEndpoint(deps, maxBody);
+  const endpoint = createMcpEndpoint(deps, { maxRequestBodySize: maxBody, baseUrl });
   const handle = toNodeHandler(endpoint, { maxRequestBodySize: maxBody });
   // DNS-rebinding protection: only our own hosts, and browsers only from our own pages or loopback.
   const ownHosts = [...new Set([new URL(baseUrl).hostname, new URL(config.siteUrl).hostname, ...LOOPBACK_HOSTS])];

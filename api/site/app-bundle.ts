@@ -20,7 +20,7 @@ export type AppEntry = 'dashboard' | 'upload-page' | 'site';
 const ASSET_TYPES: Record<string, string> = { '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.map': 'application/json' };
 
 /** dist/app under the repository root, found from this module whether it runs as source or compiled. */
-function appDirectory(): string {
+export function appDirectory(): string {
   let dir = path.dirname(fileURLToPath(import.meta.url));
   while (!existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
   return path.join(dir, 'dist', 'app');

@@ -43,8 +43,16 @@ export function dropRoutes({ services }: RouteDeps, pages: SitePages) {
     }),
   );
 
+  // The MCP drop zone posts from its host's sandbox, another origin, with upload progress (so a
+  // preflight first); the token is the only credential, so any origin may send without cookies.
+  router.options('/drop/:token', (ctx) => {
+    ctx.set({ 'Access-Control-Allow-Origin': '*', 'Access-Control-Allow-Methods': 'POST', 'Access-Control-Max-Age': '600' });
+    ctx.status = 204;
+  });
+
   router.post('/drop/:token', (ctx) =>
     answering(ctx, 'File not sent', async () => {
+      ctx.set('Access-Control-Allow-Origin', '*');
       const drop = await drops.open(ctx.params.token!);
       await services.uploads.admit(drop.uploader, { via: 'drop', ip: ctx.ip });
       const { file } = await receiveSingleFile(ctx, services.uploads, { ...services.uploads.receiveOptionsFor(drop.uploader.account), maxBytes: drop.maxBytes });

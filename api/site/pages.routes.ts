@@ -11,7 +11,7 @@ import { RegisterPage, SignInPage } from './views/auth-pages.js';
 import { HomePage } from './views/home-page.js';
 import { THEME_COOKIE, themeOf } from './views/theme.js';
 import type { AppBundle } from './app-bundle.js';
-import { FAVICON_SVG } from './pages/assets.js';
+import { FAVICON_SVG, SITE_ICON_PNG_PATH, SITE_ICON_SVG_PATH, siteIconPng } from './pages/assets.js';
 import type { SitePages } from './pages/site-pages.js';
 import { staticAsset } from './static-asset.js';
 
@@ -77,7 +77,8 @@ export function pagesRoutes({ services }: RouteDeps, pages: SitePages, bundle: A
     ctx.redirect(localPathOf(back) ?? '/');
   });
 
-  staticAsset(router, '/assets/favicon.svg', 'image/svg+xml', FAVICON_SVG);
+  staticAsset(router, SITE_ICON_SVG_PATH, 'image/svg+xml', FAVICON_SVG);
+  staticAsset(router, SITE_ICON_PNG_PATH, 'image/png', siteIconPng);
 
   return router;
 }

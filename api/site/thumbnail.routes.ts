@@ -15,7 +15,8 @@ export function thumbnailRoutes({ services }: RouteDeps) {
   const router = new Router<AppState>();
 
   router.get(`${THUMBNAIL_PATH}/:code/:version/:rendition.webp`, async (ctx) => {
-    const request = { code: ctx.params.code!, version: ctx.params.version!, rendition: ctx.params.rendition! };
+    const { expires, signature } = ctx.query;
+    const request = { code: ctx.params.code!, version: ctx.params.version!, rendition: ctx.params.rendition!, expires, signature };
     const thumbnail = await services.thumbnails.find(request, () => siteAccountOf(ctx, services.sessions));
     ctx.set({
       ETag: thumbnail.etag,

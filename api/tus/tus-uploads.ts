@@ -9,6 +9,7 @@ import { AppError, isAppError } from '../../shared/errors.js';
 import { PLAN_NAMES } from '../../shared/plans.js';
 import { expirySchema } from '../../shared/contracts/expiry.contract.js';
 import type { UploadResult } from '../../shared/contracts/upload.contract.js';
+import type { OpenDrop } from '../../shared/services/folders/drop-link.service.js';
 import { RedisLocker } from '../../shared/services/uploads/redis-locker.js';
 import { withChunkDigest } from '../../shared/storage/index.js';
 import { type IdentifiedUploader, identifyUploader } from '../middleware/upload-auth.middleware.js';
@@ -18,14 +19,17 @@ export const TUS_PATH = '/api/uploads';
 // Where the finished upload's hosted URL travels on the last PATCH (and on HEAD afterwards).
 const HOSTED_URL_HEADER = 'X-Hosted-Url';
 const OWNER_KEY = 'hfsowner';
+// A drop link's token: its stranger uploads into the link (the MCP drop zone sends big files so), under the link's rules.
+const DROP_TOKEN_HEADER = 'X-Drop-Token';
 const CHECKSUM_ALGORITHM = 'sha256';
 // Clients on any origin (tus-js-client, Uppy on someone's site) send their key and read the hosted URL.
 // No credentials: the anonymous website upload rides on a cookie and works from the site's own origin only.
-const CORS = { allowedHeaders: ['X-Api-Key', 'Upload-Checksum'], exposedHeaders: [HOSTED_URL_HEADER], allowedCredentials: false };
+const CORS = { allowedHeaders: ['X-Api-Key', 'Upload-Checksum', DROP_TOKEN_HEADER], exposedHeaders: [HOSTED_URL_HEADER], allowedCredentials: false };
 // What tus answers itself (any origin, as `allowedOrigins` is unset), for the answers of ours around it.
 const CORS_HEADERS = { 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': [...HEADERS, ...CORS.exposedHeaders].join(', ') };
 
 type TusError = { status_code: number; body: string };
+type TusCaller = IdentifiedUploader & { drop?: OpenDrop };
 
 /** A refusal of ours in tus's shape, with the spec's error body. */
 function tusError(err: unknown): TusError {
@@ -40,14 +44,20 @@ function tusError(err: unknown): TusError {
  */
 export function tusUploads(container: Container, subscriber: Redis): { middleware: Middleware<AppState>; close(): Promise<void> } {
   const { services, config, redis, box, plans } = container;
-  const caller = new AsyncLocalStorage<IdentifiedUploader>();
+  const caller = new AsyncLocalStorage<TusCaller>();
   const current = () => {
     const identified = caller.getStore();
     if (!identified) throw new Error('tus request outside its caller');
     return identified;
   };
-  // An upload belongs to whoever created it: an account, or one anonymous website visitor.
-  const ownerOf = ({ uploader, visitor }: IdentifiedUploader) => box.sign(`tus-owner:${uploader.account?.id ?? `visitor:${visitor}`}`);
+  // An upload belongs to whoever created it: an account, one anonymous website visitor, or a drop link's stranger.
+  const ownerOf = ({ uploader, visitor, drop }: TusCaller) => box.sign(`tus-owner:${drop ? `drop:${drop.linkId}` : (uploader.account?.id ?? `visitor:${visitor}`)}`);
+  const identify = async (ctx: AppContext): Promise<TusCaller> => {
+    const token = ctx.get(DROP_TOKEN_HEADER);
+    if (!token) return identifyUploader(ctx, container);
+    const drop = await services.dropLinks.open(token);
+    return { uploader: drop.uploader, drop };
+  };
   const datastore = container.tusStore;
   const discoveryMaxBytes = Math.max(plans.anonymousMaxFileSize, ...PLAN_NAMES.map((plan) => plans.of(plan).maxFileSize));
   const locker = new RedisLocker({ redis, subscriber, prefix: `${config.redisPrefix}:tus-lock` });
@@ -61,7 +71,7 @@ export function tusUploads(container: Container, subscriber: Redis): { middlewar
     ...CORS,
     // OPTIONS (discovery, preflights) comes without a caller: it names the largest size any caller may
     // send; each caller's own limit is applied when an upload is created (413).
-    maxSize: (req) => (req.method === 'OPTIONS' ? discoveryMaxBytes : services.uploads.maxBytesFor(current().uploader.account)),
+    maxSize: (req) => (req.method === 'OPTIONS' ? discoveryMaxBytes : (current().drop?.maxBytes ?? services.uploads.maxBytesFor(current().uploader.account))),
     async onUploadCreate(_req, upload) {
       try {
         validateExpiry(upload);
@@ -80,11 +90,11 @@ export function tusUploads(container: Container, subscriber: Redis): { middlewar
       let result: UploadResult;
       try {
         const body = await datastore.read(upload.id);
-        result = await services.uploads.upload(current().uploader, body, {
-          originalName: upload.metadata?.filename ?? upload.metadata?.name ?? undefined,
-          expiry: validateExpiry(upload),
-          source: 'tus',
-        });
+        const originalName = upload.metadata?.filename ?? upload.metadata?.name ?? undefined;
+        const { uploader, drop } = current();
+        result = drop
+          ? await services.dropLinks.receive(drop, body, originalName)
+          : await services.uploads.upload(uploader, body, { originalName, expiry: validateExpiry(upload), source: 'tus' });
       } catch (err) {
         await datastore.remove(upload.id).catch(() => undefined);
         throw tusError(err);
@@ -113,7 +123,7 @@ export function tusUploads(container: Container, subscriber: Redis): { middlewar
       ctx.respond = false;
       return server.handle(ctx.req, ctx.res);
     }
-    const identified = await identifyUploader(ctx, container);
+    const identified = await identify(ctx);
     const resultMatch = /^\/api\/uploads\/([^/]+)\/result$/.exec(ctx.path);
     const id = resultMatch?.[1] ?? ctx.path.slice(TUS_PATH.length + 1);
     if (id && (resultMatch || ctx.method === 'HEAD')) {
@@ -128,7 +138,7 @@ export function tusUploads(container: Container, subscriber: Redis): { middlewar
       if (resultMatch) return notFound(ctx);
     }
     // Creation is the upload's way in: admitted there (rate, plan, quota) before any byte is sent.
-    if (ctx.method === 'POST') await services.uploads.admit(identified.uploader, { ip: ctx.ip });
+    if (ctx.method === 'POST') await services.uploads.admit(identified.uploader, { via: identified.drop ? 'drop' : 'upload', ip: ctx.ip });
     const digest = ctx.method === 'PATCH' ? chunkDigestOf(ctx.get('upload-checksum')) : undefined;
     ctx.respond = false;
     const handle = () => server.handle(ctx.req, ctx.res);

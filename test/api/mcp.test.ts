@@ -1,27 +1,17 @@
-import { Client, InsufficientScopeError, SdkHttpError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { type Client, InsufficientScopeError, SdkHttpError } from '@modelcontextprotocol/client';
 import { expect } from 'chai';
 import { eq } from 'drizzle-orm';
 import { request } from 'node:http';
 import sharp from 'sharp';
 import { files } from '../../shared/db/schema.js';
+import { MCP_REVISIONS as REVISIONS, mcpClient } from '../helpers/mcp-client.js';
 import { pngBytes } from '../helpers/media.js';
 import { ALL_SCOPES, connectAssistant, SPEC_TOOL_NAMES } from '../helpers/oauth.js';
 import { createTestEnv, type TestEnv } from '../helpers/test-env.js';
 import { fileRowsOf, storedObjects } from '../helpers/uploads.js';
 
 const UPLOAD_MAX_BYTES = 3_000_000;
-const REVISIONS = ['2025-06-18', '2026-07-28'] as const;
-
-type Revision = (typeof REVISIONS)[number];
 type Structured = Record<string, any>;
-
-/** The SDK's own client over real HTTP, speaking exactly `revision`, with a bearer token. */
-async function mcpClient(mcpUrl: string, token: string, revision: Revision) {
-  const options = revision === '2026-07-28' ? { versionNegotiation: { mode: { pin: revision } } } : { supportedProtocolVersions: [revision] };
-  const client = new Client({ name: 'hfs-test', version: '1.0.0' }, options as ConstructorParameters<typeof Client>[1]);
-  await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
-  return client;
-}
 
 /** A large, detailed PNG: what view_file must shrink. */
 async function bigPng(): Promise<Buffer> {

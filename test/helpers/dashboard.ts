@@ -54,7 +54,7 @@ export function consoleErrorsOf(page: Page): string[] {
 }
 
 /** Runs axe-core on the page as it is now: no serious or critical violation may be left. */
-export async function expectAccessible(page: Page, label: string): Promise<void> {
+export async function expectAccessible(page: Pick<Page, 'evaluate'>, label: string): Promise<void> {
   // Evaluated over the DevTools protocol, which the page's CSP does not govern.
   await page.evaluate(AXE_SOURCE);
   const violations = (await page.evaluate(async () => {

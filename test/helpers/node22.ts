@@ -5,41 +5,48 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 
-// The Inspector CLI needs Node 22.19+ (fs.globSync); this project runs on Node 20.
+// The Inspector CLI needs Node 22.19+, the conformance suite Node 22 (fs.globSync); this project runs on Node 20.
 const INSPECTOR_VERSION = '2.12.0';
-const PACKAGES = ['node@22', `@modelcontextprotocol/inspector@${INSPECTOR_VERSION}`];
+const CONFORMANCE_VERSION = '0.2.0-alpha.12';
+const PACKAGES = ['node@22', `@modelcontextprotocol/inspector@${INSPECTOR_VERSION}`, `@modelcontextprotocol/conformance@${CONFORMANCE_VERSION}`];
 const INSTALL_TIMEOUT_MS = 5 * 60_000;
 // Where the tools live between runs; one directory per pin, so a new pin installs afresh.
-const TOOLS_DIR = path.join(homedir(), '.cache', 'hfs-test-tools', `inspector-${INSPECTOR_VERSION}-node22`);
+const TOOLS_DIR = path.join(homedir(), '.cache', 'hfs-test-tools', `inspector-${INSPECTOR_VERSION}-conformance-${CONFORMANCE_VERSION}-node22`);
 
-export interface InspectorTools {
+export interface McpTestTools {
   /** A Node 22 binary. */
   node: string;
   /** The Inspector's `mcp-inspector` entry point, to run with `node` (its shebang would pick Node 20). */
   inspector: string;
+  /** The conformance suite's `conformance` entry point, likewise. */
+  conformance: string;
 }
 
-let tools: Promise<InspectorTools> | undefined;
+let tools: Promise<McpTestTools> | undefined;
 
 /**
- * Node 22 and the MCP Inspector, installed from the npm registry once per machine and reused after.
- * Concurrent runs each install into their own directory and the first to finish renames it into
- * place, so nothing ever sees half an install. Rejects saying what failed.
+ * Node 22, the MCP Inspector and the MCP conformance suite, installed from the npm registry once per
+ * machine and reused after. Concurrent runs each install into their own directory and the first to
+ * finish renames it into place, so nothing ever sees half an install. Rejects saying what failed.
  */
-export function inspectorTools(): Promise<InspectorTools> {
+export function mcpTestTools(): Promise<McpTestTools> {
   tools ??= locate(TOOLS_DIR).catch(() => install());
   return tools;
 }
 
-async function locate(dir: string): Promise<InspectorTools> {
+async function locate(dir: string): Promise<McpTestTools> {
   const node = path.join(dir, 'node_modules', 'node', 'bin', 'node');
-  const packageDir = path.join(dir, 'node_modules', '@modelcontextprotocol', 'inspector');
-  const { bin } = JSON.parse(await readFile(path.join(packageDir, 'package.json'), 'utf8')) as { bin: Record<string, string> };
   await access(node, constants.X_OK);
-  return { node, inspector: path.join(packageDir, bin['mcp-inspector']!) };
+  return { node, inspector: await binOf(dir, 'inspector', 'mcp-inspector'), conformance: await binOf(dir, 'conformance', 'conformance') };
 }
 
-async function install(): Promise<InspectorTools> {
+async function binOf(dir: string, name: string, bin: string): Promise<string> {
+  const packageDir = path.join(dir, 'node_modules', '@modelcontextprotocol', name);
+  const { bin: bins } = JSON.parse(await readFile(path.join(packageDir, 'package.json'), 'utf8')) as { bin: Record<string, string> };
+  return path.join(packageDir, bins[bin]!);
+}
+
+async function install(): Promise<McpTestTools> {
   const parent = path.dirname(TOOLS_DIR);
   await mkdir(parent, { recursive: true });
   await pruneAbandoned(parent);

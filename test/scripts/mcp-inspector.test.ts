@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { inspectorTools, type InspectorTools } from '../helpers/node22.js';
+import { mcpTestTools, type McpTestTools } from '../helpers/node22.js';
 import { connectAssistant, SPEC_TOOL_NAMES } from '../helpers/oauth.js';
 import { createTestEnv, type TestEnv } from '../helpers/test-env.js';
 
@@ -25,12 +25,12 @@ describe('MCP Inspector CLI against /mcp with an OAuth token', function () {
   let mcpUrl: string;
   let username: string;
   let auth: string;
-  let tools: InspectorTools;
+  let tools: McpTestTools;
   let home: string;
   const running = new Set<ChildProcess>();
 
   before(async () => {
-    tools = await inspectorTools();
+    tools = await mcpTestTools();
     home = await mkdtemp(path.join(tmpdir(), 'hfs-inspector-'));
     env = await createTestEnv({ env: { CAPTCHA_MAX_NUMBER: '2000' } });
     mcpUrl = `${env.container.config.baseUrl}/mcp`;
@@ -70,11 +70,13 @@ describe('MCP Inspector CLI against /mcp with an OAuth token', function () {
 
   // legacy: the 2025 initialize handshake; modern: 2026-07-28, sessionless (no fallback to legacy).
   for (const era of ['legacy', 'modern']) {
-    it(`lists all fifteen tools (protocol era ${era}), none with a schema it calls unportable`, async () => {
-      // --strict exits 6 for an error-severity portability problem; warnings only go to stderr.
+    it(`lists all fifteen tools (protocol era ${era}), with 0 errors and 0 warnings from its --strict portability lint`, async () => {
+      // --strict exits 6 for an error; warnings exit 0 and show as `schemaFindings` beside the result.
       const res = await inspector('--protocol-era', era, '--method', 'tools/list', '--header', auth, '--strict');
       expect(res.code, res.stderr).to.equal(0);
       expect(resultOf(res).tools.map((t: { name: string }) => t.name)).to.have.members(SPEC_TOOL_NAMES);
+      expect(JSON.parse(res.stdout), res.stderr).to.not.have.property('schemaFindings');
+      expect(res.stderr).to.not.match(/Warning:|Error:/);
     });
   }
 

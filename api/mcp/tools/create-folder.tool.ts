@@ -9,6 +9,7 @@ export const createFolderTool = tool({
   scope: 'folders:write',
   input: newFolderSchema,
   output: folderSchema,
-  annotations: WRITE,
+  // Names are unique: the same call again is refused and changes nothing.
+  annotations: { ...WRITE, idempotentHint: true },
   run: async ({ caller, services }, { name }) => ({ data: await services.folders.create(caller.account, name) }),
 });

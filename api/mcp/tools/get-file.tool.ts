@@ -11,5 +11,8 @@ export const getFileTool = tool({
   input: z.object({ filename: filenameInput }),
   output: fileViewSchema,
   annotations: READ,
-  run: async ({ caller, services }, { filename }) => ({ data: await services.fileBrowser.get(caller.account, filename) }),
+  run: async ({ caller, services }, { filename }) => {
+    const file = await services.fileBrowser.get(caller.account, filename);
+    return { data: file, links: [file] };
+  },
 });

@@ -11,5 +11,8 @@ export const listFilesTool = tool({
   input: browseFilesSchema,
   output: z.object({ files: z.array(fileViewSchema), nextCursor: z.string().nullable() }),
   annotations: READ,
-  run: async ({ caller, services }, input) => ({ data: await services.fileBrowser.list(caller.account, input) }),
+  run: async ({ caller, services }, input) => {
+    const page = await services.fileBrowser.list(caller.account, input);
+    return { data: page, links: page.files };
+  },
 });

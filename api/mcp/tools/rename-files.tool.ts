@@ -12,7 +12,8 @@ export const renameFilesTool = tool({
   // Each new name is checked on its own, so one bad name is that item's error, not the call's.
   input: z.object({ renames: z.array(z.object({ filename: filenameInput, newFilename: z.string().max(255) })).min(1).max(100) }),
   output: z.object({ results: z.array(itemResult.extend({ newFilename: z.string().optional(), url: z.string().optional() })) }),
-  annotations: WRITE,
+  // Renaming again changes nothing more (the old name is gone), and renaming back restores the URL.
+  annotations: { ...WRITE, idempotentHint: true },
   run: async ({ caller, services }, { renames }) => ({
     data: {
       results: await perItem(renames, (r) => r.filename, async ({ filename, newFilename }) => {

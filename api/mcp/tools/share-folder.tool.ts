@@ -9,7 +9,8 @@ export const shareFolderTool = tool({
   scope: 'folders:write',
   input: z.object({ folderId: z.string().max(64), shared: z.boolean().optional().describe('false stops sharing (default true)') }),
   output: z.object({ folderId: z.string(), shared: z.boolean(), url: z.url().nullable(), sharedAt: isoDate.nullable() }),
-  annotations: { ...WRITE, idempotentHint: true },
+  // Destructive: shared: false ends the album link for good (sharing again makes a new one).
+  annotations: { ...WRITE, destructiveHint: true, idempotentHint: true },
   run: async ({ caller, services }, { folderId, shared }) => {
     if (shared === false) {
       await services.albums.unshare(caller.account, folderId);

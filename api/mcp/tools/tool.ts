@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { Container } from '../../../shared/container.js';
+import type { FileView } from '../../../shared/contracts/file.contract.js';
 import { isAppError } from '../../../shared/errors.js';
 import type { DropArrivals } from '../../../shared/services/folders/drop-link.service.js';
 import type { Preview } from '../../../shared/services/media/file-preview.js';
@@ -32,8 +33,8 @@ export interface McpTool<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
   input: I;
   output: O;
   annotations: ToolAnnotations;
-  /** The structured result (also sent as text), and for view_file the picture itself. */
-  run(context: ToolContext, input: z.output<I>): Promise<{ data: z.output<O>; image?: Preview }>;
+  /** The structured result (also sent as text), for view_file the picture itself, and the files to link. */
+  run(context: ToolContext, input: z.output<I>): Promise<{ data: z.output<O>; image?: Preview; links?: FileView[] }>;
 }
 
 export const tool = <I extends z.ZodObject, O extends z.ZodObject>(definition: McpTool<I, O>) => definition;

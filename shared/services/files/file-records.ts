@@ -36,8 +36,11 @@ export class FileRecords {
   /** `folderNames`: the owner's folders by id (a file's folder is always its owner's). */
   viewOf(file: FileRow, owner: UrlOwner, folderNames: ReadonlyMap<string, string>): FileView {
     const record = this.of(file, owner);
+    // Assistants' hosts show thumbnails in a sandbox without the owner's cookie: a private file's are signed like its link.
+    const sign = (url: string | null) => url && this.deps.urls.signed(url, file);
     return {
       ...record,
+      ...(file.isPrivate ? { thumbnailUrl: sign(record.thumbnailUrl), previewUrl: sign(record.previewUrl) } : {}),
       kind: kindOf(file.mimeType),
       uploadedAt: record.timestamp,
       folder: file.folderId ? { id: file.folderId, name: folderNames.get(file.folderId) ?? '' } : null,

@@ -45,7 +45,11 @@ export class FileUrls {
   /** A private file's link is signed for `ttlSeconds` (PRIVATE_LINK_TTL_SECONDS unless told). */
   forFile(file: LinkedFile, owner: UrlOwner | null, ttlSeconds = this.privateLinkTtlSeconds): string {
     const url = this.publicUrl(file, owner);
-    if (!file.isPrivate) return url;
+    return file.isPrivate ? this.signed(url, file, ttlSeconds) : url;
+  }
+
+  /** `url` (the file's link, or a thumbnail of it) with a signature for the file, valid `ttlSeconds`. */
+  signed(url: string, file: Pick<FileRow, 'id'>, ttlSeconds = this.privateLinkTtlSeconds): string {
     const expires = Math.floor(Date.now() / 1000) + ttlSeconds;
     return `${url}?expires=${expires}&signature=${this.box.sign(`file:${file.id}:${expires}`)}`;
   }

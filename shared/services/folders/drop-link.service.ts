@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Readable } from 'node:stream';
 import { z } from 'zod';
 import { type SecretBox, sha256 } from '../../crypto.js';
 import { AppError } from '../../errors.js';
@@ -163,6 +164,12 @@ export class DropLinkService {
       // The file and the link are recorded; a waiter that misses the event re-reads when its wait ends.
       .catch((err: unknown) => this.deps.logger.warn({ err, dropLinkId: drop.linkId }, 'could not notify a drop'));
     return result;
+  }
+
+  /** A drop whose body arrives whole (a finished tus upload): stored within the link's size, then completed. */
+  async receive(drop: OpenDrop, body: Readable, originalName: string | undefined): Promise<UploadResult> {
+    const received = await this.deps.uploads.receive(body, { ...this.deps.uploads.receiveOptionsFor(drop.uploader.account), maxBytes: drop.maxBytes });
+    return this.complete(drop, received, originalName);
   }
 
   private async find(account: Principal, id: string) {

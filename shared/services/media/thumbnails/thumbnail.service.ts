@@ -6,6 +6,7 @@ import type { Logger } from '../../../logger.js';
 import type { Principal } from '../../../principal.js';
 import type { FileMaintenanceRepository } from '../../../repositories/file-maintenance.repository.js';
 import type { ObjectBody, StorageDriver } from '../../../storage/index.js';
+import type { FileUrls } from '../../files/file-urls.js';
 import type { HostedFileService } from '../../files/hosted-file.service.js';
 import type { ModerationService } from '../../moderation/moderation.service.js';
 import type { ImageSizeReader } from '../image-size-reader.js';
@@ -35,6 +36,9 @@ export interface ThumbnailRequest {
   code: string;
   version: string;
   rendition: string;
+  /** a private file's link signature (query `expires`, `signature`), which stands for its owner's session */
+  expires?: unknown;
+  signature?: unknown;
 }
 
 /** A thumbnail that may be sent to this request, before its bytes are read. */
@@ -64,6 +68,7 @@ export class ThumbnailService {
       logger: Logger;
       sizes: ImageSizeReader;
       siteUrl: string;
+      urls: Pick<FileUrls, 'verifyPrivateLink'>;
     },
   ) {}
 
@@ -127,7 +132,7 @@ export class ThumbnailService {
   /**
    * The thumbnail a URL names, if this request may see it: the file is served publicly (not expired,
    * quarantined or held for moderation), the version is its current content's, and a private file's
-   * viewer (asked only then) is its owner. Every refusal is the same 404.
+   * URL is signed for it or its viewer (asked only then) is its owner. Every refusal is the same 404.
    */
   async find(request: ThumbnailRequest, viewer: () => Promise<Pick<Principal, 'id'> | undefined>): Promise<ServableThumbnail> {
     const rendition = RENDITION_NAMES.find((name) => name === request.rendition);
@@ -136,7 +141,9 @@ export class ThumbnailService {
       throw isAppError(err) && (err.status === 404 || err.status === 451) ? AppError.notFound() : err;
     });
     if (versionOf(file) !== request.version) throw AppError.notFound();
-    if (file.isPrivate && (await viewer())?.id !== file.accountId) throw AppError.notFound();
+    if (file.isPrivate && !this.deps.urls.verifyPrivateLink(file, request.expires, request.signature) && (await viewer())?.id !== file.accountId) {
+      throw AppError.notFound();
+    }
     return { key: renditionKey(file.objectKey, rendition), etag: `"${request.version}-${rendition}"`, isPrivate: file.isPrivate };
   }
 
