@@ -22,15 +22,24 @@ export interface UiCsp {
 
 /** The bridge as an IIFE (window.McpHost), built once per test file. */
 export async function bundleHostBridge(): Promise<string> {
-  const output = await build({
-    configFile: false,
-    logLevel: 'silent',
-    build: {
-      write: false,
-      minify: false,
-      lib: { entry: fileURLToPath(new URL('mcp-app-host.entry.ts', import.meta.url)), formats: ['iife'], name: 'McpHost' },
-    },
-  });
+  // Vite sets process.env.NODE_ENV=production in the process that builds: the test processes this
+  // run starts later (admin CLI, web) must not inherit it.
+  const nodeEnv = process.env.NODE_ENV;
+  let output: Awaited<ReturnType<typeof build>>;
+  try {
+    output = await build({
+      configFile: false,
+      logLevel: 'silent',
+      build: {
+        write: false,
+        minify: false,
+        lib: { entry: fileURLToPath(new URL('mcp-app-host.entry.ts', import.meta.url)), formats: ['iife'], name: 'McpHost' },
+      },
+    });
+  } finally {
+    if (nodeEnv === undefined) delete process.env.NODE_ENV;
+    else process.env.NODE_ENV = nodeEnv;
+  }
   const [result] = Array.isArray(output) ? output : [output];
   const chunk = (result as { output: { type: string; code?: string }[] }).output.find((o) => o.type === 'chunk');
   return chunk!.code!;
