@@ -262,7 +262,6 @@ export async function createContainer(config: Config, options: ContainerOptions 
     connections: new ConnectionService({
       connections: repositories.oauthConnections,
       models: repositories.oauthModels,
-      store: authorizationStore,
       resource: mcpResourceOf(config.baseUrl),
     }),
     authorizationStore,

@@ -30,9 +30,8 @@ export class AccessTokenVerifier {
     if (!accessToken || accessToken.isExpired) return undefined;
     const { accountId, clientId, grantId, aud } = accessToken;
     if (aud !== this.resource || !accountId || !clientId || !grantId) return undefined;
-    const grant = await this.provider.Grant.find(grantId);
-    if (!grant || grant.accountId !== accountId || grant.clientId !== clientId) return undefined;
-    const account = await this.connections.principalFor(accountId, clientId);
+    // The grant (a disconnect deletes it) and the account, in one query.
+    const account = await this.connections.principalFor(accountId, clientId, grantId);
     if (!account) return undefined;
     return { account, clientId, scopes: scopesIn(accessToken.scope) };
   }

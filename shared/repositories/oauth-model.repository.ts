@@ -1,6 +1,7 @@
 import { and, eq, gt, inArray, isNotNull, isNull, lt, lte, notInArray, or, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { oauthModels } from '../db/oauth.schema.js';
+import { type AccountRow, accounts } from '../db/schema.js';
 
 export type OAuthModelPayload = Record<string, unknown>;
 
@@ -51,6 +52,19 @@ export class OAuthModelRepository {
   async find(kind: string, id: string, now = new Date()): Promise<StoredOAuthModel | undefined> {
     const [row] = await this.db.select(STORED).from(oauthModels).where(and(eq(oauthModels.kind, kind), eq(oauthModels.id, id), live(now)));
     return row;
+  }
+
+  /**
+   * The account a live grant of (account, client) belongs to, in one query with the grant check: what
+   * every MCP request needs to know after its access token, whatever the account's status.
+   */
+  async liveGrantAccount(grantId: string, accountId: string, clientId: string, now = new Date()): Promise<AccountRow | undefined> {
+    const [row] = await this.db
+      .select({ account: accounts })
+      .from(oauthModels)
+      .innerJoin(accounts, eq(accounts.id, accountId))
+      .where(and(eq(oauthModels.kind, GRANT), eq(oauthModels.id, grantId), eq(oauthModels.accountId, accountId), eq(oauthModels.clientId, clientId), live(now)));
+    return row?.account;
   }
 
   async findByUid(kind: string, uid: string, now = new Date()): Promise<StoredOAuthModel | undefined> {
