@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponseObject } from 'zod-openapi';
+import { createDocument, type ZodOpenApiPathsObject } from 'zod-openapi';
 import { accessTokenSchema, createAccessTokenSchema, newAccessTokenSchema } from '../../shared/contracts/access-token.contract.js';
 import { profileSchema, regeneratedKeySchema } from '../../shared/contracts/account.contract.js';
 import { albumPageSchema, albumShareSchema } from '../../shared/contracts/album.contract.js';
-import { errorBodySchema, ok } from '../../shared/contracts/common.contract.js';
+import { ok } from '../../shared/contracts/common.contract.js';
 import { connectionSchema } from '../../shared/contracts/connection.contract.js';
 import { customDomainSchema, customDomainStateSchema } from '../../shared/contracts/custom-domain.contract.js';
 import { dashboardSchema } from '../../shared/contracts/dashboard.contract.js';
@@ -30,71 +30,11 @@ import { defaultFolderSchema, newFolderSchema } from '../routes/folders.routes.j
 import { markReadSchema, voteSchema } from '../routes/notifications.routes.js';
 import { oembedQuerySchema } from '../routes/oembed.routes.js';
 import { uploadFormSchema, urlUploadSchema } from '../routes/upload.routes.js';
+import { ANONYMOUS, type ErrorStatus, answer, body, json, keyOrWebsite, noAuth, op, path } from './operations.js';
 import * as r from './responses.schemas.js';
 
 // Request schemas are the routes' own objects; records come from shared/contracts, the other answers from responses.schemas.ts.
 
-const ERRORS = {
-  400: 'Invalid request: the body, query or a field is wrong (`details` names each bad field)',
-  401: 'No credentials, or ones that are not recognised',
-  403: 'Not allowed for this account (plan, ban, folder key without Pro, storage full), or an access token without the scope (`requiredScope`)',
-  404: 'Not found, or not this account’s',
-  409: 'Conflict (a name taken, a generated name collided: retry)',
-  413: 'Too large for the plan or the storage left',
-  429: 'Rate limit reached: retry after `retryAfter` seconds',
-  501: 'Not implemented (oEmbed: a format other than json)',
-  502: 'Storage or an upstream service failed; nothing was saved: retry',
-  503: 'PostgreSQL or Redis is briefly unreachable; nothing was changed: retry after `retryAfter` seconds',
-} as const;
-type ErrorStatus = keyof typeof ERRORS;
-const NAMES: Record<ErrorStatus, string> = {
-  400: 'BadRequest',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'NotFound',
-  409: 'Conflict',
-  413: 'TooLarge',
-  429: 'TooManyRequests',
-  501: 'NotImplemented',
-  502: 'BadGateway',
-  503: 'ServiceUnavailable',
-};
-const retryAfterHeader = z.object({ 'Retry-After': z.string().meta({ description: 'Seconds, as in the body' }) });
-// Registered once (by id) and referenced by every operation that can answer it.
-const errorResponses = {} as Record<ErrorStatus, ZodOpenApiResponseObject>;
-for (const status of Object.keys(ERRORS).map(Number) as ErrorStatus[]) {
-  errorResponses[status] = {
-    id: NAMES[status],
-    description: ERRORS[status],
-    ...(status === 429 || status === 503 ? { headers: retryAfterHeader } : {}),
-    content: { 'application/json': { schema: errorBodySchema } },
-  };
-}
-
-const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema } } });
-const answer = (description: string, schema: z.ZodType): ZodOpenApiResponseObject => ({ description, ...json(schema) });
-
-/**
- * An operation whose 200 is `ok`, with the error answers it can give; 503 too unless it touches no
- * database (`static`): PostgreSQL or Redis out of reach is a 503 on every other route.
- */
-function op(
-  tag: string,
-  summary: string,
-  ok: ZodOpenApiResponseObject,
-  errors: ErrorStatus[],
-  more: Omit<ZodOpenApiOperationObject, 'responses'> = {},
-  reach: 'data' | 'static' = 'data',
-): ZodOpenApiOperationObject {
-  const statuses = [...new Set(reach === 'data' ? [...errors, 503 as const] : errors)].sort();
-  return { tags: [tag], summary, ...more, responses: { 200: ok, ...Object.fromEntries(statuses.map((s) => [s, errorResponses[s]])) } };
-}
-
-const ANONYMOUS: Record<string, string[]> = {};
-const noAuth = { security: [] };
-// Uploads take a key, or none from the website itself (same origin, its visitor cookie).
-const keyOrWebsite = { security: [{ apiKey: [] }, ANONYMOUS] };
-const path = <T extends Record<string, z.ZodType>>(shape: T) => ({ requestParams: { path: z.object(shape) } });
 const filename = path({ filename: z.string().meta({ description: 'Stored filename', example: 'Xk2P9aQm1z.png' }) });
 const folderId = path({ id: z.uuid().meta({ description: 'Folder id' }) });
 const webhookId = path({ id: z.uuid().meta({ description: 'Webhook endpoint id' }) });
@@ -103,7 +43,6 @@ const multipartFile = (fields: z.ZodObject) => ({
   required: true,
   content: { 'multipart/form-data': { schema: fields.extend({ file: binaryFile.optional(), image: binaryFile.optional() }) } },
 });
-const body = (schema: z.ZodType) => ({ requestBody: { required: true, ...json(schema) } });
 
 const uploadErrors: ErrorStatus[] = [400, 401, 403, 409, 413, 429, 502];
 const ownFile: ErrorStatus[] = [401, 403, 404];
