@@ -202,7 +202,9 @@ describe('MCP tool contract: strict portable schemas, titles, annotations, icons
       const link = { type: 'resource_link', uri: file.url, name: file.filename, title: 'secret.png', mimeType: 'image/png', size: bytes.length };
       expect(listed.content).to.deep.equal([{ type: 'text', text: JSON.stringify(listed.structuredContent) }, link]);
       const single = await own.callTool({ name: 'get_file', arguments: { filename: uploaded.filename } });
-      expect(single.content).to.deep.equal([{ type: 'text', text: JSON.stringify(single.structuredContent) }, link]);
+      // Its own signed URL: a signature made a second later carries a later expiry.
+      const singleLink = { ...link, uri: (single.structuredContent as Json).url };
+      expect(single.content).to.deep.equal([{ type: 'text', text: JSON.stringify(single.structuredContent) }, singleLink]);
       // The link is the signed one: it serves the bytes, the bare path does not.
       expect(new URL(link.uri).searchParams.has('signature')).to.equal(true);
       const served = await getWithHost(link.uri);
