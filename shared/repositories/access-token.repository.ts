@@ -5,7 +5,7 @@ import { type AccountRow, accounts } from '../db/schema.js';
 import { insertWithinLimit } from './account-limit.js';
 import type { Outcome } from './outcome.js';
 
-// lastUsedAt is a hint for the owner, not an audit log: one write a minute per token is enough.
+// Concurrent requests may all see an old lastUsedAt: the condition keeps it to one write a minute.
 const TOUCH_EVERY = sql`interval '1 minute'`;
 
 /** All SQL on personal access tokens; every statement but the lookup by hash is scoped to the owner. */

@@ -9,6 +9,8 @@ import { isId } from '../folders/folder.service.js';
 
 export const ACCESS_TOKEN_PREFIX = 'hfs_pat_';
 export const MAX_ACCESS_TOKENS = 50;
+// lastUsedAt is a hint for the owner: written at most once a minute per token.
+const TOUCH_EVERY_MS = 60_000;
 
 /** What a live token stands for: its account (as a key lookup finds it) and what it may do. */
 export interface TokenGrant {
@@ -57,7 +59,9 @@ export class AccessTokenService {
   async resolve(token: string): Promise<TokenGrant | undefined> {
     const found = await this.tokens.findLive(sha256(token));
     if (!found) return undefined;
-    await this.tokens.touch(found.token.id);
+    // The row says when it was last noted: within the minute, no write at all.
+    const { lastUsedAt } = found.token;
+    if (!lastUsedAt || Date.now() - lastUsedAt.getTime() >= TOUCH_EVERY_MS) await this.tokens.touch(found.token.id);
     return { principal: principalOf(found.account), usage: usageSnapshotOf(found.account), scopes: found.token.scopes as Scope[] };
   }
 }
