@@ -85,7 +85,7 @@ export async function createApp(container: Container, hub: NotificationHub, subs
   app.use(shareLinkRoutes(container, headers, sitePages).routes());
   app.use(notFound);
 
-  const hot = hotFileResponder({ hosted: services.hosted, urls, headers, recorder, serving: config.serving, trustProxy: config.trustProxy });
+  const hot = hotFileResponder({ hosted: services.hosted, renditions: services.renditions, urls, headers, recorder, serving: config.serving, trustProxy: config.trustProxy });
   const callback = app.callback();
   /** The HTTP server's listener: hot files from memory, everything else through the app. */
   const handle = (req: IncomingMessage, res: ServerResponse) => {

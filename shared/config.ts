@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -18,6 +19,8 @@ const envSchema = z
     // Unset: the service that VISION_PORT puts on this machine, so a second instance uses its own.
     VISION_URL: z.url({ protocol: /^https?$/ }).optional(),
     PORT: port.default(3000),
+    // Web processes sharing PORT (the Heroku convention); more than the CPUs only adds memory.
+    WEB_CONCURRENCY: positiveInt.default(1),
     VISION_PORT: port.default(3001),
     // Where the web process also listens with TLS for custom domains (certificates picked by SNI).
     HTTPS_PORT: port.optional(),
@@ -44,6 +47,10 @@ const envSchema = z
     // Bodies of small hot files kept in memory per web process (0 = off), and the largest file kept.
     FILE_MEMORY_CACHE_BYTES: z.coerce.number().int().min(0).default(64 * 1024 * 1024),
     FILE_MEMORY_CACHE_MAX_FILE_BYTES: z.coerce.number().int().min(0).default(512 * 1024),
+    RENDITION_CONCURRENCY: positiveInt.default(2),
+    RENDITION_MAX_INPUT_PIXELS: positiveInt.default(50_000_000),
+    RENDITION_MAX_FRAMES: positiveInt.default(300),
+    RENDITION_TIMEOUT_SECONDS: positiveInt.default(20),
     // A front proxy sends the bytes of local files: the service decides and answers the headers only.
     FILE_OFFLOAD: z.enum(['none', 'x-accel-redirect', 'x-sendfile']).default('none'),
     FILE_OFFLOAD_PREFIX: z
@@ -55,7 +62,13 @@ const envSchema = z
     S3_REDIRECT_TTL_SECONDS: z.coerce.number().int().min(10).max(7 * 24 * 3600).default(300),
     VISION_MAX_FILE_SIZE_MB: z.coerce.number().int().positive().default(100),
     VISION_MAX_CONCURRENT_JOBS: z.coerce.number().int().positive().default(2),
+    // Model instances of the vision service, a worker thread each (unset: one per core).
+    VISION_THREADS: positiveInt.max(64).optional(),
+    // Frames one model call takes at most when requests wait (1 = one at a time); docs/reference.md.
+    VISION_BATCH_SIZE: positiveInt.max(64).default(4),
     MODERATION_ENABLED: bool.default(true),
+    // Checks a worker sends to the vision service at once: at least VISION_THREADS × VISION_BATCH_SIZE, or batches never fill.
+    MODERATION_CONCURRENCY: positiveInt.max(256).default(8),
     // While a file waits for its verdict: served (false, default) or held back with 451 (true).
     MODERATION_HOLD_PENDING: bool.default(false),
     SSE_HEARTBEAT_MS: z.coerce.number().int().min(100).default(25_000),
@@ -193,6 +206,7 @@ export function parseConfig(env: Env, options: ConfigOptions = {}) {
     siteUrl: trimSlash(e.SITE_URL ?? e.BASE_URL),
     visionUrl: trimSlash(e.VISION_URL ?? `http://localhost:${e.VISION_PORT}`),
     port: e.PORT,
+    webConcurrency: e.WEB_CONCURRENCY,
     visionPort: e.VISION_PORT,
     databaseUrl: e.DATABASE_URL,
     statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
@@ -216,14 +230,20 @@ export function parseConfig(env: Env, options: ConfigOptions = {}) {
     vision: {
       maxFileSizeMb: e.VISION_MAX_FILE_SIZE_MB,
       maxConcurrentJobs: e.VISION_MAX_CONCURRENT_JOBS,
+      threads: e.VISION_THREADS ?? availableParallelism(),
+      batchSize: e.VISION_BATCH_SIZE,
       workDir: path.join(dataDir, 'vision'),
     },
-    moderation: { enabled: e.MODERATION_ENABLED, holdPending: e.MODERATION_HOLD_PENDING },
+    moderation: { enabled: e.MODERATION_ENABLED, holdPending: e.MODERATION_HOLD_PENDING, concurrency: e.MODERATION_CONCURRENCY },
     cacheControlPublic: e.CACHE_CONTROL_PUBLIC,
     serving: {
       memoryCacheBytes: e.FILE_MEMORY_CACHE_BYTES,
       memoryCacheMaxFileBytes: Math.min(e.FILE_MEMORY_CACHE_MAX_FILE_BYTES, e.FILE_MEMORY_CACHE_BYTES),
       offload: e.FILE_OFFLOAD === 'none' ? undefined : { mode: e.FILE_OFFLOAD, prefix: e.FILE_OFFLOAD_PREFIX },
+      renditions: {
+        concurrency: e.RENDITION_CONCURRENCY,
+        limits: { maxInputPixels: e.RENDITION_MAX_INPUT_PIXELS, maxFrames: e.RENDITION_MAX_FRAMES, timeoutSeconds: e.RENDITION_TIMEOUT_SECONDS },
+      },
       s3Redirect: e.S3_REDIRECT_MIN_BYTES === undefined ? undefined : { minBytes: e.S3_REDIRECT_MIN_BYTES, ttlSeconds: e.S3_REDIRECT_TTL_SECONDS },
     },
     cdnPurge: e.CDN_PURGE_URL

@@ -64,6 +64,7 @@ import { SiteSessionService } from './services/accounts/site-session.service.js'
 import { EmbedService } from './services/media/embed.service.js';
 import { ImageSizeReader } from './services/media/image-size-reader.js';
 import { ThumbnailService } from './services/media/thumbnails/thumbnail.service.js';
+import { RenditionService } from './services/media/renditions/rendition.service.js';
 import { UploadAuthService } from './services/uploads/upload-auth.service.js';
 import { UploadService } from './services/uploads/upload.service.js';
 import { UploaderConfigService } from './services/uploads/uploader-config.service.js';
@@ -144,7 +145,8 @@ export async function createContainer(config: Config, options: ContainerOptions 
   const credentials = new CredentialService(accounts, accessTokens, sessions);
   const uploadAuth = new UploadAuthService(credentials, folderKeys, folders);
   const captcha = new CaptchaService(box.sign('altcha-hmac-key'), redis, config.redisPrefix, config.captchaMaxNumber);
-  const cachePurges = new CachePurgeService({ cache: fileCache, jobs, redis, urls, logger, health: health.redis, config });
+  const renditions = new RenditionService({ storage, ...config.serving.renditions });
+  const cachePurges = new CachePurgeService({ cache: fileCache, jobs, redis, urls, renditions, logger, health: health.redis, config });
   const notifications = new NotificationService(repositories.notifications, redis, jobs, config.redisPrefix);
   // How services tell webhook endpoints what happened. `records` is built further down (it needs moderation,
   // which emits file.quarantined) and is read only when an event is emitted.
@@ -257,6 +259,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     domainDirectory,
     dashboard: new DashboardService({ files: repositories.files, accountRows: repositories.accounts, accounts, folders, folderKeys, records }),
     hosted,
+    renditions,
     thumbnails,
     siteSessions: new SiteSessionService(box, new URL(config.siteUrl).origin),
     connections: new ConnectionService({

@@ -17,6 +17,7 @@ import { uploadConfigSchema, uploadResultSchema } from '../../shared/contracts/u
 import { settingsPatchSchema, settingsSchema } from '../../shared/contracts/settings.contract.js';
 import { urlFormatSettingsSchema } from '../../shared/contracts/url-format.contract.js';
 import * as hooks from '../../shared/contracts/webhook.contract.js';
+import { RENDITION_FORMATS, RENDITION_QUALITIES, RENDITION_WIDTHS } from '../../shared/services/media/renditions/rendition-params.js';
 import { createDropLinkSchema } from '../../shared/services/folders/drop-link.service.js';
 import { createShareLinkSchema } from '../../shared/services/folders/share-link.service.js';
 import { tokenConfigSchema, uploaderConfigSchema } from '../../shared/services/uploads/uploader-config.service.js';
@@ -35,6 +36,11 @@ import * as r from './responses.schemas.js';
 
 // Request schemas are the routes' own objects; records come from shared/contracts, the other answers from responses.schemas.ts.
 
+const renditionQuerySchema = z.object({
+  w: z.enum(RENDITION_WIDTHS.map(String) as [string, ...string[]]).optional().meta({ description: 'Width in pixels (never wider than the original)' }),
+  format: z.enum(RENDITION_FORMATS).optional().meta({ description: 'auto picks AVIF or WebP from Accept' }),
+  q: z.enum(RENDITION_QUALITIES.map(String) as [string, ...string[]]).optional(),
+});
 const filename = path({ filename: z.string().meta({ description: 'Stored filename', example: 'Xk2P9aQm1z.png' }) });
 const folderId = path({ id: z.uuid().meta({ description: 'Folder id' }) });
 const webhookId = path({ id: z.uuid().meta({ description: 'Webhook endpoint id' }) });
@@ -175,6 +181,11 @@ const paths: ZodOpenApiPathsObject = {
     patch: op('Files', 'Replace the content (same name and URL)', answer('Replaced', ok(r.replacedSchema).extend({ message: z.string() })), [...ownFile, 400, 413, 502], {
       ...filename,
       requestBody: multipartFile(z.object({})),
+    }),
+  },
+  '/api/user/images/{filename}/link': {
+    get: op('Files', "The file's link, or a rendition's (w, format, q; signed when private)", answer('Link', r.fileLinkSchema), [...ownFile, 400, 422], {
+      requestParams: { path: z.object({ filename: z.string() }), query: renditionQuerySchema },
     }),
   },
   '/api/user/images/{filename}/privacy': {

@@ -33,3 +33,5 @@ export const batchMovedSchema = z.object({
 export const defaultFolderSetSchema = z.object({ success: z.literal(true), defaultUploadFolderId: uuid.nullable() });
 export const votedSchema = z.object({ success: z.literal(true), poll: pollResultsSchema });
 export const pingSchema = z.object({ success: z.literal(true), message: z.literal('pong') });
+
+export const fileLinkSchema = z.object({ success: z.literal(true), url: z.url().meta({ description: "The file's URL, or its rendition's; signed (with the parameters) when the file is private" }) });

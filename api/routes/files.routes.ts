@@ -1,5 +1,6 @@
 import { Router } from '@koa/router';
 import type { DashboardQuery } from '../../shared/services/files/dashboard.service.js';
+import { renditionRequestOf } from '../../shared/services/media/renditions/rendition-params.js';
 import { validate } from '../../shared/validation.js';
 import { needs } from '../middleware/auth.middleware.js';
 import { type AppState, principalOf } from '../state.js';
@@ -41,6 +42,11 @@ export function filesRoutes({ services }: RouteDeps) {
     const { file } = await receiveSingleFile(ctx, services.uploads, services.uploads.receiveOptionsFor(account));
     const data = await services.files.replace(account, ctx.params.filename!, file.received, file.originalname);
     ctx.body = { success: true, message: 'File replaced', data };
+  });
+
+  router.get('/images/:filename/link', needs('files:read'), async (ctx) => {
+    const link = await services.files.link(principalOf(ctx), ctx.params.filename!, renditionRequestOf(ctx.query));
+    ctx.body = { success: true, ...link };
   });
 
   router.patch('/images/:filename/privacy', needs('files:write'), async (ctx) => {

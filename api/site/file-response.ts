@@ -6,6 +6,8 @@ import { AppError } from '../../shared/errors.js';
 import type { FileUrls } from '../../shared/services/files/file-urls.js';
 import type { ByteRange } from '../../shared/storage/index.js';
 import type { HostedFileService } from '../../shared/services/files/hosted-file.service.js';
+import { renditionRequestOf } from '../../shared/services/media/renditions/rendition-params.js';
+import type { RenditionService } from '../../shared/services/media/renditions/rendition.service.js';
 import type { AppContext } from '../state.js';
 
 /** Parses a single-range `Range` header; undefined = serve everything, 'unsatisfiable' = 416. */
@@ -96,12 +98,17 @@ export type FileSender = (ctx: AppContext, file: FileRow, shared?: SharedSend) =
  * storage, or — when configured — through a front proxy (X-Accel-Redirect / X-Sendfile) or a redirect
  * to a presigned S3 URL. Every decision (privacy, 304) is taken here first, whoever sends the bytes.
  */
-export function fileSender(hosted: HostedFileService, urls: FileUrls, headerCache: FileHeaderCache, serving: Config['serving']): FileSender {
+export function fileSender(hosted: HostedFileService, renditions: RenditionService, urls: FileUrls, headerCache: FileHeaderCache, serving: Config['serving']): FileSender {
   const { offload, s3Redirect } = serving;
-  return async (ctx, file, shared) => {
-    if (file.isPrivate && !shared && !urls.verifyPrivateLink(file, ctx.query.expires, ctx.query.signature)) {
+  return async (ctx, original, shared) => {
+    const rendition = renditionRequestOf(ctx.query);
+    if (original.isPrivate && !shared && !urls.verifyPrivateLink(original, ctx.query.expires, ctx.query.signature, rendition)) {
       throw AppError.notFound('File not found');
     }
+    // A rendition is sent as its own object, by everything below, once the file itself may be.
+    const served = rendition && (await renditions.serve(original, rendition, ctx.get('accept') || undefined));
+    const file = served ? served.file : original;
+    if (served?.variesByAccept) ctx.vary('Accept');
     const { headers, contentType: type, reprDigest } = headerCache.of(file);
     ctx.set(headers);
     if (shared) ctx.set('Cache-Control', 'private, no-store');

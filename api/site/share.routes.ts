@@ -26,7 +26,7 @@ const wantsPage = (ctx: AppContext) => ctx.accepts(['json', 'html']) === 'html';
  * folder's files (private ones included), each at /f/{filename}, and their zip at /download.
  */
 export function shareLinkRoutes({ services, urls, config }: RouteDeps, headers: FileHeaderCache, pages: SitePages) {
-  const send = fileSender(services.hosted, urls, headers, config.serving);
+  const send = fileSender(services.hosted, services.renditions, urls, headers, config.serving);
   const links = services.shareLinks;
   const router = new Router<AppState>({ prefix: '/l/:token' });
   const pathOf = (ctx: AppContext) => `/l/${encodeURIComponent(ctx.params.token!)}`;

@@ -28,7 +28,7 @@ function redirectToHttps(ctx: AppContext, httpsPort: number | undefined) {
  * domain serves its account's files like the subdomain (over HTTPS); a host that is none of these is 404.
  */
 export function hostedFiles({ services, urls, config }: RouteDeps, headers: FileHeaderCache): Middleware<AppState> {
-  const send = fileSender(services.hosted, urls, headers, config.serving);
+  const send = fileSender(services.hosted, services.renditions, urls, headers, config.serving);
   return async (ctx, next) => {
     const host = await siteHostOf(urls, services.domainDirectory, ctx.hostname);
     if (host.kind === 'custom') {

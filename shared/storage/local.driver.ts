@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { closeSync, createReadStream, fstat, open as openCallback } from 'node:fs';
-import { mkdir, opendir, rm, stat } from 'node:fs/promises';
+import { link, mkdir, opendir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -30,6 +30,20 @@ export class LocalDriver implements StorageDriver {
   async put(key: string, body: Readable, options: PutOptions = {}): Promise<WrittenObject> {
     const target = this.pathOf(key);
     await this.ensureDir(path.dirname(target));
+    if (!options.whole) return this.write(target, body, options);
+    // Written beside the key under a name that is no key (it has dots), then linked into place: a
+    // link, unlike a rename, never replaces what another put of the key finished first.
+    const part = `${target}.${randomUUID()}.part`;
+    try {
+      const written = await this.write(part, body, options);
+      await link(part, target);
+      return written;
+    } finally {
+      await rm(part, { force: true });
+    }
+  }
+
+  private async write(target: string, body: Readable, options: PutOptions): Promise<WrittenObject> {
     const hash = createHash('sha256');
     const file = new FileWriter(target, WRITE_AHEAD, options.maxBytes, 'wx', hash);
     try {

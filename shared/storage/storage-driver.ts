@@ -32,6 +32,11 @@ export interface PutOptions {
   maxBytes?: number;
   contentType?: string;
   signal?: AbortSignal;
+  /**
+   * Readers may ask for this key while it is written (a rendition made on request): it appears only
+   * once whole, and a second put of the same key fails (EEXIST on disk) or stores the same bytes again.
+   */
+  whole?: boolean;
 }
 
 export interface PresignOptions {

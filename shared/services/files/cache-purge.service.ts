@@ -9,6 +9,8 @@ import type { Principal } from '../../principal.js';
 import { cacheKeysOf, type FileCache } from './file-cache.js';
 import type { FileUrls } from './file-urls.js';
 import { renditionUrlsOf } from '../media/thumbnails/thumbnail-keys.js';
+import { queriesNaming } from '../media/renditions/rendition-params.js';
+import type { RenditionService } from '../media/renditions/rendition.service.js';
 
 /** What a change makes every process forget: lookups by cache key, and the bytes of the file's object. */
 interface Invalidation {
@@ -51,6 +53,7 @@ export class CachePurgeService {
       jobs: JobQueues;
       redis: Redis;
       urls: FileUrls;
+      renditions: Pick<RenditionService, 'storedOf'>;
       logger: Logger;
       health: DependencyHealth;
       config: Pick<Config, 'redisPrefix' | 'cdnPurge' | 'siteUrl'>;
@@ -60,12 +63,21 @@ export class CachePurgeService {
     this.ackChannel = `${deps.config.redisPrefix}:cache-purge-ack`;
   }
 
-  async fileChanged(file: FileRow, owner: Pick<Principal, 'username'> | null, ...formerNames: string[]): Promise<void> {
+  /** `before`: what the change left behind, a rename's old name and a replace's old content. */
+  async fileChanged(file: FileRow, owner: Pick<Principal, 'username'> | null, before: { filename?: string; objectKey?: string } = {}): Promise<void> {
+    const formerNames = before.filename ? [before.filename] : [];
     const change: Invalidation = { id: `${this.processId}:${++this.sequence}`, keys: cacheKeysOf(file, ...formerNames), objectKeys: [file.objectKey] };
     this.deps.cache.invalidate(change.keys, change.objectKeys);
     await this.announce(change);
     if (!this.deps.config.cdnPurge) return;
-    const urls = [file.filename, ...formerNames].flatMap((filename) => this.deps.urls.allFor({ ...file, filename }, owner));
+    const fileUrls = [file.filename, ...formerNames].flatMap((filename) => this.deps.urls.allFor({ ...file, filename }, owner));
+    const urls = [...fileUrls];
+    // Renditions are served at the file's own URLs with a query: those made so far, of the old content too.
+    for (const objectKey of new Set([file.objectKey, before.objectKey ?? file.objectKey])) {
+      for await (const name of this.deps.renditions.storedOf(objectKey)) {
+        for (const query of queriesNaming(name, file.mimeType)) urls.push(...fileUrls.map((url) => `${url}?${query}`));
+      }
+    }
     // Thumbnails are cached for a year: a CDN must drop them too when the file goes or changes.
     if (file.thumbnailAt) urls.push(...renditionUrlsOf(this.deps.config.siteUrl, file));
     await this.deps.jobs.add('cache.purge', { urls }).catch((err: unknown) => {

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import type { SecretBox } from '../../crypto.js';
 import type { FileRow } from '../../db/schema.js';
+import { canonicalQuery, type RenditionRequest } from '../media/renditions/rendition-params.js';
 
 export type UrlFormat = FileRow['urlFormat'];
 
@@ -13,6 +14,11 @@ export interface UrlOwner {
 type LinkedFile = Pick<FileRow, 'id' | 'filename' | 'shortCode' | 'urlFormat' | 'isPrivate'>;
 
 const MAX_REMEMBERED_HOSTS = 10_000;
+
+/** What a private link's signature covers: the file, its expiry and a rendition's parameters (none for the file itself). */
+function signedText(file: Pick<FileRow, 'id'>, expires: number | string, query: string): string {
+  return query ? `file:${file.id}:${expires}:${query}` : `file:${file.id}:${expires}`;
+}
 
 /** What a request's Host names: a personal subdomain, the service itself, or nothing of ours. */
 export type HostRole = { kind: 'subdomain'; username: string } | { kind: 'service' } | { kind: 'unknown' };
@@ -42,23 +48,32 @@ export class FileUrls {
     return this.site.host;
   }
 
-  /** A private file's link is signed for `ttlSeconds` (PRIVATE_LINK_TTL_SECONDS unless told). */
-  forFile(file: LinkedFile, owner: UrlOwner | null, ttlSeconds = this.privateLinkTtlSeconds): string {
+  /**
+   * The file's link, or a rendition's (`?w=640&format=auto`); a private file's is signed for
+   * `ttlSeconds` (PRIVATE_LINK_TTL_SECONDS unless told).
+   */
+  forFile(file: LinkedFile, owner: UrlOwner | null, ttlSeconds = this.privateLinkTtlSeconds, rendition?: RenditionRequest): string {
     const url = this.publicUrl(file, owner);
-    return file.isPrivate ? this.signed(url, file, ttlSeconds) : url;
+    if (file.isPrivate) return this.signed(url, file, ttlSeconds, rendition);
+    const query = canonicalQuery(rendition);
+    return query ? `${url}?${query}` : url;
   }
 
-  /** `url` (the file's link, or a thumbnail of it) with a signature for the file, valid `ttlSeconds`. */
-  signed(url: string, file: Pick<FileRow, 'id'>, ttlSeconds = this.privateLinkTtlSeconds): string {
+  /**
+   * `url` (the file's link, or a thumbnail of it) with a signature for the file, valid `ttlSeconds`;
+   * a rendition's parameters are signed with it, so none can be added or changed.
+   */
+  signed(url: string, file: Pick<FileRow, 'id'>, ttlSeconds = this.privateLinkTtlSeconds, rendition?: RenditionRequest): string {
     const expires = Math.floor(Date.now() / 1000) + ttlSeconds;
-    return `${url}?expires=${expires}&signature=${this.box.sign(`file:${file.id}:${expires}`)}`;
+    const query = canonicalQuery(rendition);
+    return `${url}?${query ? `${query}&` : ''}expires=${expires}&signature=${this.box.sign(signedText(file, expires, query))}`;
   }
 
-  /** Whether a request for a private file carries an unexpired signature for it. */
-  verifyPrivateLink(file: Pick<FileRow, 'id'>, expires: unknown, signature: unknown, now = Date.now()): boolean {
+  /** Whether a request for a private file (or a rendition of it) carries an unexpired signature for it. */
+  verifyPrivateLink(file: Pick<FileRow, 'id'>, expires: unknown, signature: unknown, rendition?: RenditionRequest, now = Date.now()): boolean {
     if (typeof expires !== 'string' || typeof signature !== 'string' || !/^\d{1,12}$/.test(expires)) return false;
     if (Number(expires) * 1000 <= now) return false;
-    return this.box.verify(`file:${file.id}:${expires}`, signature);
+    return this.box.verify(signedText(file, expires, canonicalQuery(rendition)), signature);
   }
 
   private publicUrl(file: LinkedFile, owner: UrlOwner | null): string {

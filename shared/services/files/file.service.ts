@@ -1,6 +1,7 @@
 import path from 'node:path';
 import mime from 'mime-types';
 import { sha256 } from '../../crypto.js';
+import type { RenditionRequest } from '../media/renditions/rendition-params.js';
 import type { FileRow } from '../../db/schema.js';
 import { AppError } from '../../errors.js';
 import type { JobQueues } from '../../jobs.js';
@@ -70,7 +71,7 @@ export class FileService {
     if (!outcome.ok) throw AppError.conflict(`You already have a file named ${newFilename}`);
     const renamed = outcome.value;
     if (!renamed) throw AppError.notFound('File not found');
-    await this.deps.purges.fileChanged(renamed, account, filename);
+    await this.deps.purges.fileChanged(renamed, account, { filename });
     await this.deps.events.files('file.updated', account, [renamed]);
     return { oldFilename: filename, newFilename, newUrl: this.deps.urls.forFile(renamed, account) };
   }
@@ -102,7 +103,7 @@ export class FileService {
     await this.deps.jobs
       .add('object.delete', { key: before.objectKey }, { delay: REPLACED_OBJECT_GRACE_MS })
       .catch((err: unknown) => this.deps.logger.error({ err, key: before.objectKey }, 'could not queue deletion of a replaced object'));
-    await this.deps.purges.fileChanged(after, account);
+    await this.deps.purges.fileChanged(after, account, { objectKey: before.objectKey });
     await this.deps.moderation.enqueue(after);
     await this.deps.thumbnails.enqueue(after);
     await this.deps.events.files('file.updated', account, [after]);
@@ -115,6 +116,13 @@ export class FileService {
       oldSizeBytes: before.size,
       updatedAt: after.updatedAt!.toISOString(),
     };
+  }
+
+  /** The file's link, or one of its renditions' (`w`, `format`, `q`); a private file's signed with them. */
+  async link(account: Principal, filename: string, rendition: RenditionRequest | undefined): Promise<{ url: string }> {
+    const file = await this.owned(account, filename);
+    if (rendition && !file.mimeType.startsWith('image/')) throw new AppError(422, 'unprocessable_image', 'Renditions are made of images only');
+    return { url: this.deps.urls.forFile(file, account, undefined, rendition) };
   }
 
   /** A private file is served only through the signed links its owner's answers carry. */

@@ -1,7 +1,8 @@
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import sharp from 'sharp';
-import { firstVideoFrame, withTempFile } from './video-frame.js';
+import { withTempFile } from './media-source.js';
+import { firstVideoFrame } from './video-frame.js';
 
 /** What assistants accept for an image: the long edge at most 1568 px, a few hundred KB. */
 export const PREVIEW_MAX_EDGE = 1568;

@@ -1,25 +1,5 @@
 import { spawn } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-
-/**
- * Streams a body into a temporary file for `use`, removed afterwards: decoders need a file they can
- * seek in (an MP4 whose index sits at its end cannot be read from a pipe).
- */
-export async function withTempFile<T>(body: Readable, signal: AbortSignal | undefined, use: (file: string) => Promise<T>): Promise<T> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'hfs-frame-'));
-  try {
-    const file = path.join(dir, 'media');
-    await pipeline(body, createWriteStream(file), { signal });
-    return await use(file);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
 
 export interface FrameOptions {
   signal?: AbortSignal | undefined;

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { AppError } from '../../../errors.js';
 import type { Logger } from '../../../logger.js';
 import { ByteLimit } from '../../../storage/byte-limit.js';
-import { withTempFile } from '../video-frame.js';
+import { withTempFile } from '../media-source.js';
 import { metadataStripperFor } from './metadata-stripper.js';
 
 const run = promisify(execFile);

@@ -1,8 +1,8 @@
 import { RENDITION_NAMES, type RenditionName } from './thumbnail-renderer.js';
 
-// Renditions are stored beside their file's object, `objects/{uuid}_{rendition}`: under the same
-// prefix, removed with it, and an underscore is in no object key (a UUID) itself.
-const RENDITION_KEY = new RegExp(`^(.+)_(?:${RENDITION_NAMES.join('|')})$`);
+// Thumbnails and renditions are stored beside their file's object, `objects/{uuid}_{name}`: under
+// the same prefix, removed with it, and an underscore is in no object key (a UUID) itself.
+const DERIVED_KEY = /^([^_]+)_[^/]+$/;
 
 export const THUMBNAIL_PATH = '/thumbnails';
 
@@ -35,12 +35,17 @@ export function renditionKey(objectKey: string, rendition: RenditionName): strin
   return `${objectKey}_${rendition}`;
 }
 
-/** Every rendition key of an object (whether made or not). */
+/** Every thumbnail key of an object (whether made or not). */
 export function renditionKeysOf(objectKey: string): string[] {
   return RENDITION_NAMES.map((name) => renditionKey(objectKey, name));
 }
 
-/** The object a stored key belongs to: itself, or the object it is a rendition of. */
+/** The object a stored key belongs to: itself, or the object it is a thumbnail or rendition of. */
 export function sourceKeyOf(key: string): string {
-  return RENDITION_KEY.exec(key)?.[1] ?? key;
+  return DERIVED_KEY.exec(key)?.[1] ?? key;
+}
+
+/** The prefix of every key stored beside an object (its thumbnails and renditions). */
+export function derivedPrefixOf(objectKey: string): string {
+  return `${objectKey}_`;
 }

@@ -10,7 +10,7 @@ import type { FileUrls } from '../../files/file-urls.js';
 import type { HostedFileService } from '../../files/hosted-file.service.js';
 import type { ModerationService } from '../../moderation/moderation.service.js';
 import type { ImageSizeReader } from '../image-size-reader.js';
-import { withTempFile } from '../video-frame.js';
+import { withObjectFile } from '../media-source.js';
 import { renditionKey, renditionKeysOf, renditionUrl, versionOf } from './thumbnail-keys.js';
 import { RENDITION_NAMES, type RenditionName, type Renditions, renderThumbnails } from './thumbnail-renderer.js';
 
@@ -93,7 +93,7 @@ export class ThumbnailService {
     if (!file || file.objectKey !== objectKey) return 'gone';
     if (file.thumbnailAt) return 'done';
     if (!this.isThumbnailed(file.mimeType)) return 'none';
-    const rendered = await this.withSource(objectKey, signal, (path) =>
+    const rendered = await withObjectFile(this.deps.storage, objectKey, signal, (path) =>
       renderThumbnails(path, file.mimeType.startsWith('video/') ? 'video' : 'image', signal).catch((err: unknown) => {
         if (signal?.aborted) throw err;
         this.deps.logger.info({ fileId, err: (err as Error).message }, 'no thumbnail: the content cannot be decoded');
@@ -160,15 +160,6 @@ export class ThumbnailService {
 
   private urlOf(file: FileRow, rendition: RenditionName): string {
     return renditionUrl(this.deps.siteUrl, file, rendition);
-  }
-
-  /** Local disk: the object's own file; other stores: a temporary copy, streamed. 'gone' when missing. */
-  private async withSource<T>(objectKey: string, signal: AbortSignal | undefined, use: (path: string) => Promise<T>): Promise<T | 'gone'> {
-    const { storage } = this.deps;
-    if (storage.localPath) return (await storage.head(objectKey)) ? use(storage.localPath(objectKey)) : 'gone';
-    const object = await storage.get(objectKey);
-    if (!object) return 'gone';
-    return withTempFile(object.body, signal, use);
   }
 
   private async store(objectKey: string, rendered: Renditions): Promise<void> {
