@@ -8,6 +8,7 @@ import sharp from 'sharp';
 import { files } from '../../shared/db/schema.js';
 import { eventually } from '../helpers/eventually.js';
 import { pngBomb } from '../helpers/media.js';
+import { s3EnvOf, startS3rver, type S3rverHandle } from '../helpers/s3rver.js';
 import { createTestEnv, type TestEnv } from '../helpers/test-env.js';
 import { getWithHost, storedObjects, upload } from '../helpers/uploads.js';
 
@@ -210,5 +211,38 @@ describe('image renditions (?w, format, q)', () => {
     expect(link.body).to.deep.equal({ success: true, url: `${url}?w=640&format=auto` });
     expect((await env.api.get(`/api/user/images/${filename}/link?w=641`, { key: alice.apiKey })).status).to.equal(400);
     expect((await env.api.get(`/api/user/images/nothing.png/link?w=640`, { key: alice.apiKey })).status).to.equal(404);
+  });
+});
+
+describe('image renditions on S3', () => {
+  let s3: S3rverHandle;
+  let env: TestEnv;
+  let alice: { apiKey: string };
+
+  before(async () => {
+    s3 = await startS3rver();
+    env = await createTestEnv({ workers: true, env: s3EnvOf(s3) });
+    alice = await env.createAccount();
+  });
+  after(async () => {
+    await env.close();
+    await s3.stop();
+  });
+
+  it('makes, stores and removes a rendition in the bucket', async () => {
+    const res = await upload(env, { key: alice.apiKey, bytes: await photo(500, 250, 8), name: 'bucket.png', json: true });
+    const { url, filename } = res.body.data as { url: string; filename: string };
+    const rendition = await getWithHost(`${url}?w=128&format=webp`);
+    expect(rendition.status).to.equal(200);
+    expect(await sharp(rendition.body).metadata()).to.include({ format: 'webp', width: 128, height: 64 });
+    const [row] = await env.container.db.select().from(files).where(eq(files.filename, filename));
+    const stored = async () => {
+      const keys: string[] = [];
+      for await (const { key } of env.container.storage.list(`${row!.objectKey}_`)) keys.push(key);
+      return keys;
+    };
+    expect(await stored()).to.include(`${row!.objectKey}_w128-qd-webp`);
+    expect((await env.api.delete(`/api/user/images/${filename}`, { key: alice.apiKey })).status).to.equal(200);
+    await eventually(async () => (await stored()).length === 0);
   });
 });

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { isAppError } from '../../shared/errors.js';
 import { LocalDriver } from '../../shared/storage/local.driver.js';
@@ -123,6 +123,28 @@ for (const driverCase of cases) {
       }
       expect((error as Error)?.message).to.match(/source failed midway/);
       expect(await driver.head(key)).to.equal(null);
+      expect(await leftovers()).to.deep.equal([]);
+    });
+
+    it('shows a whole put only once it has finished, and a failed one never', async () => {
+      const key = `${newObjectKey()}_w640-qd-webp`;
+      const source = new PassThrough();
+      const put = driver.put(key, source, { whole: true });
+      source.write(Buffer.alloc(64 * 1024, 1));
+      // Halfway through, readers find nothing under the key (they make it themselves or wait).
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(await driver.head(key)).to.equal(null);
+      source.end(Buffer.alloc(64 * 1024, 2));
+      expect((await put).size).to.equal(128 * 1024);
+      expect(await driver.head(key)).to.deep.equal({ size: 128 * 1024 });
+      // A second put of the same key (another process made it too) leaves the first whole.
+      await driver.put(key, Readable.from([Buffer.alloc(10, 3)]), { whole: true }).catch((err: NodeJS.ErrnoException) => expect(err.code).to.equal('EEXIST'));
+      expect((await driver.head(key))!.size).to.be.oneOf([128 * 1024, 10]);
+      await driver.delete(key);
+
+      const failed = `${newObjectKey()}_w64-qd-webp`;
+      await driver.put(failed, failingStream(2 * MB), { whole: true }).catch(() => undefined);
+      expect(await driver.head(failed)).to.equal(null);
       expect(await leftovers()).to.deep.equal([]);
     });
 
