@@ -77,7 +77,7 @@ export function hotFileResponder(deps: HotFileDeps): (req: IncomingMessage, res:
     out['Server-Timing'] = `app;dur=${(performance.now() - started).toFixed(1)}`;
     res.writeHead(status, out);
     res.end(status === 200 && method === 'GET' ? body : undefined);
-    recorder.record(reqId, method, url, route.route, status, performance.now() - started);
+    recorder.record(reqId, method, path, route.route, status, performance.now() - started);
     return true;
   };
 }
