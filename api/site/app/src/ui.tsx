@@ -209,20 +209,25 @@ export function InlineConfirm({
   );
 }
 
-/** A labelled <select> of durations in seconds: how long a link stays open, say. */
-export function DurationSelect({ label, value, choices, onChange }: { label: string; value: number; choices: readonly { seconds: number; label: string }[]; onChange: (seconds: number) => void }) {
+/** A labelled <select> of fixed choices (a width, an image format), its label always shown above it. */
+export function SelectField<T extends string | number>({ label, value, choices, onChange }: { label: string; value: T; choices: readonly { value: T; label: string }[]; onChange: (value: T) => void }) {
   return (
     <label>
       <span>{label}</span>
-      <select value={String(value)} onChange={(e) => onChange(Number(e.currentTarget.value))}>
+      <select value={String(value)} onChange={(e) => onChange(choices[e.currentTarget.selectedIndex]!.value)}>
         {choices.map((c) => (
-          <option key={c.seconds} value={String(c.seconds)}>
+          <option key={c.value} value={String(c.value)}>
             {c.label}
           </option>
         ))}
       </select>
     </label>
   );
+}
+
+/** A labelled <select> of durations in seconds: how long a link stays open, say. */
+export function DurationSelect({ label, value, choices, onChange }: { label: string; value: number; choices: readonly { seconds: number; label: string }[]; onChange: (seconds: number) => void }) {
+  return <SelectField label={label} value={value} choices={choices.map((c) => ({ value: c.seconds, label: c.label }))} onChange={onChange} />;
 }
 
 /** The options of a folder <select>, one a folder, after the caller's own first choice (the root, say). */

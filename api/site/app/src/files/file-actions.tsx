@@ -4,10 +4,9 @@ import { Icon } from '../../../views/icon.js';
 import { FilePicker } from '../file-picker.js';
 import type { FileRecord, Folder } from '../types.js';
 import { FolderOptions, Status, useAction } from '../ui.js';
-import { CopyLinks } from './copy-links.js';
 import { findFile, renameFile, replaceFile, setPrivate } from './file-api.js';
 import { useFileCommands } from './file-commands.js';
-import { shownName } from './file-facts.js';
+import { FileLinks } from './file-links.js';
 import { announceChanges } from './library-changes.js';
 
 type Action = 'rename' | 'replace' | 'move' | 'privacy';
@@ -15,9 +14,9 @@ type Action = 'rename' | 'replace' | 'move' | 'privacy';
 export type FileChange = { kind: 'updated'; oldFilename: string; file: FileRecord } | { kind: 'deleted'; filename: string };
 
 /**
- * Everything one can do to a file: copy its link in each format, rename, replace, move, make it
- * private or public, delete. Used by the file page and by the grid's Actions dialog; each outcome
- * is a toast, and the rest of the app hears of the change (library-changes).
+ * Everything one can do to a file: copy its link in each format (an image's sized too), rename,
+ * replace, move, make it private or public, delete. Used by the file page and by the grid's Actions
+ * dialog; each outcome is a toast, and the rest of the app hears of the change (library-changes).
  */
 export function FileActions({ file, folders, onChange }: { file: FileRecord; folders: Folder[]; onChange: (change: FileChange) => void }) {
   const id = useId();
@@ -96,7 +95,7 @@ export function FileActions({ file, folders, onChange }: { file: FileRecord; fol
     <div class="file-actions">
       <section aria-labelledby={`${id}-links`}>
         <h3 id={`${id}-links`}>Share the link</h3>
-        <CopyLinks url={file.url} name={shownName(file)} />
+        <FileLinks file={file} />
       </section>
 
       <form class="action-row" onSubmit={rename}>

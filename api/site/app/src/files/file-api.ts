@@ -1,5 +1,6 @@
 import { api, ApiError } from '../api.js';
 import type { DashboardData, FileRecord, Folder } from '../types.js';
+import type { RequestedFormat } from '../../../../../shared/services/media/renditions/rendition-params.js';
 
 // The REST calls of the files pages, each named for what it does to a file or a folder.
 
@@ -40,6 +41,12 @@ export function replaceFile(filename: string, file: File) {
   const form = new FormData();
   form.append('file', file);
   return api<{ data: { url: string; sizeBytes: number; mimeType: string; updatedAt: string } }>(path(filename, '/replace'), { method: 'PATCH', body: form });
+}
+
+/** The image's link at `w` px wide in `format`: the server signs a private file's with these parameters. */
+export function sizedLink(filename: string, rendition: { w: number; format: RequestedFormat }, signal?: AbortSignal): Promise<string> {
+  const params = new URLSearchParams({ w: String(rendition.w), format: rendition.format });
+  return api<{ url: string }>(path(filename, `/link?${params}`), { signal }).then((body) => body.url);
 }
 
 export function setPrivate(filename: string, isPrivate: boolean) {

@@ -15,6 +15,9 @@ export function kindOf(mimeType: string | undefined): FileKind {
   return 'other';
 }
 
+/** Whether the server makes sized renditions of it (rendition.service): images, but not SVG, which browsers draw as it is. */
+export const isResizable = (mimeType: string | undefined) => /^image\/(?!svg)/.test(mimeType ?? '');
+
 /** A short label for a file without a thumbnail: its extension (PNG, MP4, PDF), else its kind. */
 export function typeLabel(file: Pick<FileRecord, 'filename' | 'mimeType'>): string {
   const ext = /\.([A-Za-z0-9]{1,5})$/.exec(file.filename)?.[1];
