@@ -62,7 +62,7 @@ const envSchema = z
     S3_REDIRECT_TTL_SECONDS: z.coerce.number().int().min(10).max(7 * 24 * 3600).default(300),
     VISION_MAX_FILE_SIZE_MB: z.coerce.number().int().positive().default(100),
     VISION_MAX_CONCURRENT_JOBS: z.coerce.number().int().positive().default(2),
-    // Model instances of the vision service, a worker thread each (unset: one per core).
+    // Model instances of the vision service, a worker thread each (~200 MB; unset: one per core, at most 4).
     VISION_THREADS: positiveInt.max(64).optional(),
     // Frames one model call takes at most when requests wait (1 = one at a time); docs/reference.md.
     VISION_BATCH_SIZE: positiveInt.max(64).default(4),
@@ -230,7 +230,7 @@ export function parseConfig(env: Env, options: ConfigOptions = {}) {
     vision: {
       maxFileSizeMb: e.VISION_MAX_FILE_SIZE_MB,
       maxConcurrentJobs: e.VISION_MAX_CONCURRENT_JOBS,
-      threads: e.VISION_THREADS ?? availableParallelism(),
+      threads: e.VISION_THREADS ?? Math.min(availableParallelism(), 4),
       batchSize: e.VISION_BATCH_SIZE,
       workDir: path.join(dataDir, 'vision'),
     },

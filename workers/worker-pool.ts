@@ -55,7 +55,7 @@ export async function startWorkers(container: Container, queues: readonly QueueN
           // Redis may be down as the process starts: each Worker waits and runs once it answers.
           connection: createRedis(config.redisUrl, 'worker', health.redis, { connectNow: true }),
           prefix: config.redisPrefix,
-          concurrency: QUEUE_CONCURRENCY[queue],
+          concurrency: queue === 'moderation' ? config.moderation.concurrency : QUEUE_CONCURRENCY[queue],
           // A worker that dies (kill -9, a lost machine) keeps its jobs' locks this long at most; every
           // stalledInterval the other workers look for such jobs and run them again. BullMQ's 30 s
           // defaults kept a URL upload's client waiting for a minute after a crash (config.ts: 10 s, 5 s).

@@ -9,7 +9,7 @@ import { fileTypeFromBuffer } from 'file-type';
 import sharp, { type Sharp } from 'sharp';
 import { AppError } from '../../shared/errors.js';
 import { ByteLimit } from '../../shared/storage/byte-limit.js';
-import { INPUT_SIZE } from './model.js';
+import { FRAME_BYTES, INPUT_SIZE } from './model.js';
 
 export const IMAGE_FORMATS = ['jpg', 'jpeg', 'png', 'webp', 'bmp'];
 export const VIDEO_FORMATS = ['mp4', 'avi', 'mov', 'mkv', 'webm', 'flv', 'wmv', 'm4v'];
@@ -34,7 +34,6 @@ const MEDIA_OF_EXT: Record<string, Media> = {
   ...Object.fromEntries(['mp4', 'm4v', 'mov', 'avi', 'mkv', 'webm', 'flv', 'wmv', 'asf'].map((ext) => [ext, { kind: 'video', decoder: 'ffmpeg' }])),
 };
 const ANIMATED_WEBP: Media = { kind: 'gif', decoder: 'pages' };
-const FRAME_BYTES = INPUT_SIZE * INPUT_SIZE * 3;
 
 export interface Frame {
   index: number;

@@ -25,6 +25,11 @@ export interface ModerationResult {
   elapsedMs: number;
 }
 
+interface Scored {
+  frame: FrameResult;
+  categories: Categories;
+}
+
 export interface ModeratorOptions {
   gifFrames: number;
   videoFrames: number;
@@ -44,24 +49,33 @@ export class Moderator {
     if (expected !== 'any' && kind !== expected) {
       throw AppError.badRequest(`This is ${kind === 'image' ? 'an image' : `a ${kind}`}, not ${expected === 'image' ? 'an image' : `a ${expected}`}: use /moderate-${kind} or /moderate-media`);
     }
-    const scored: { frame: FrameResult; categories: Categories }[] = [];
     const maxFrames = kind === 'video' ? this.options.videoFrames : this.options.gifFrames;
     let total = maxFrames; // with ffmpeg the exact frame count is known only at the end
-    const score = async (frame: Frame) => {
+    let done = 0;
+    const score = async (frame: Frame): Promise<Scored> => {
       const categories = await this.model.classify(frame.rgb);
       const value = scoreOf(categories);
-      scored.push({
+      done += 1;
+      await onProgress?.(Math.min(0.99, done / total));
+      return {
         categories,
         frame: { index: frame.index, ...(frame.timestamp !== undefined ? { timestamp: frame.timestamp } : {}), score: value, verdict: verdictOf(value), category: topCategory(categories) },
-      });
-      await onProgress?.(Math.min(0.99, scored.length / total));
+      };
     };
+    // All of a file's frames go to the model together (not each after the last is scored), so they share batches.
+    let scored: Scored[];
     if (decoder === 'ffmpeg') {
-      await ffmpegFrames(file, kind, maxFrames, score, signal);
+      const pending: Promise<Scored>[] = [];
+      await ffmpegFrames(file, kind, maxFrames, async (frame) => {
+        const scoring = score(frame);
+        scoring.catch(() => undefined); // awaited below, once ffmpeg is done
+        pending.push(scoring);
+      }, signal);
+      scored = await Promise.all(pending);
     } else {
       const frames = decoder === 'pages' ? await pageFrames(file, maxFrames) : await imageFrames(file);
       total = frames.length;
-      for (const frame of frames) await score(frame);
+      scored = await Promise.all(frames.map(score));
     }
     const worst = scored.reduce((a, b) => (b.frame.score > a.frame.score ? b : a));
     return {

@@ -21,7 +21,7 @@ export interface VisionServer {
 
 /** Loads the model, starts the job worker and listens; `close` drains jobs and stops. */
 export async function startVisionServer(config: Config, logger: Logger, port: number, host = '0.0.0.0'): Promise<VisionServer> {
-  const model = new NsfwModel();
+  const model = new NsfwModel({ threads: config.vision.threads, batchSize: config.vision.batchSize });
   await model.load();
   const moderator = new Moderator(model, { gifFrames: GIF_FRAMES, videoFrames: VIDEO_FRAMES });
   const health = createHealth(logger);
@@ -53,6 +53,7 @@ export async function startVisionServer(config: Config, logger: Logger, port: nu
       });
       deadline?.removeEventListener('abort', cutOff);
       await jobs.close();
+      await model.close();
       await redis.quit().catch(() => redis.disconnect());
     },
   };

@@ -260,3 +260,64 @@ describe('moderation: holding files until their verdict', function () {
     }
   });
 });
+
+describe('moderation: a backlog never holds a file back', function () {
+  this.timeout(60_000);
+
+  /** A service that takes its time (every check waits until the test releases it), checks one at a time. */
+  async function slowService(env: Record<string, string> = {}) {
+    const port = await freePort();
+    const vision = await startFakeVision(port);
+    vision.state.answer = 'hold';
+    const test = await createTestEnv({
+      workers: true,
+      env: { MODERATION_ENABLED: 'true', MODERATION_CONCURRENCY: '1', VISION_URL: `http://127.0.0.1:${port}`, ...env },
+    });
+    const close = async () => {
+      vision.state.answer = 'allow';
+      vision.release();
+      await test.close();
+      await vision.close();
+    };
+    return { vision, env: test, close };
+  }
+
+  async function uploadThree(env: TestEnv) {
+    const alice = await env.createAccount();
+    const urls: string[] = [];
+    for (let i = 0; i < 3; i++) urls.push((await upload(env, { key: alice.apiKey, bytes: pngBytes(1000 + i, 40 + i), json: true })).body.data.url as string);
+    return urls;
+  }
+
+  it('serves files at once (200) while their checks wait on a slow service or in the queue behind it', async () => {
+    const { vision, env, close } = await slowService();
+    try {
+      const urls = await uploadThree(env);
+      // One check waits on the service; the other two wait in the queue behind it.
+      await eventually(async () => vision.state.held.length === 1);
+      expect(vision.state.received).to.have.length(1);
+      for (const url of urls) expect((await getWithHost(url)).status, url).to.equal(200);
+
+      vision.state.answer = 'hard_block';
+      vision.release();
+      await eventually(async () => (await Promise.all(urls.map((url) => getWithHost(url)))).every((res) => res.status === 451));
+    } finally {
+      await close();
+    }
+  });
+
+  it('holds them (451) until each is judged when MODERATION_HOLD_PENDING is on', async () => {
+    const { vision, env, close } = await slowService({ MODERATION_HOLD_PENDING: 'true' });
+    try {
+      const urls = await uploadThree(env);
+      await eventually(async () => vision.state.held.length === 1);
+      for (const url of urls) expect((await getWithHost(url)).status, url).to.equal(451);
+
+      vision.state.answer = 'allow';
+      vision.release();
+      await eventually(async () => (await Promise.all(urls.map((url) => getWithHost(url)))).every((res) => res.status === 200));
+    } finally {
+      await close();
+    }
+  });
+});

@@ -232,8 +232,8 @@ describe('moderation service', function () {
   });
 
   it('disposes every tensor it makes', async () => {
-    const before = vision.model.tensorCount();
+    const before = await vision.model.tensorCount();
     for (let i = 0; i < 5; i++) await post('/moderate-media', media.read('anim.gif'));
-    expect(vision.model.tensorCount()).to.equal(before);
+    expect(await vision.model.tensorCount()).to.equal(before);
   });
 });
