@@ -1,4 +1,3 @@
-import { PassThrough } from 'node:stream';
 import type { Principal } from '../../shared/principal.js';
 import type { NotificationHub } from '../../shared/services/notifications/notification-hub.js';
 import { type NotificationEvent, type NotificationService, toNotification } from '../../shared/services/notifications/notification.service.js';
@@ -29,8 +28,10 @@ export async function openNotificationStream(ctx: AppContext, account: Principal
   ctx.req.socket.setKeepAlive(true);
   ctx.status = 200;
   ctx.set({ 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
-  const stream = new PassThrough();
-  ctx.body = stream;
+  // Events go straight into the response once the stream starts (Koa leaves it alone then): a
+  // PassThrough body piped into it held about twice the memory per open stream, times thousands.
+  const res = ctx.res;
+  let streaming = false;
   // Set up before the first wait, so a client that leaves at any point frees everything.
   let closed = false;
   let stopListening = () => {};
@@ -40,7 +41,9 @@ export async function openNotificationStream(ctx: AppContext, account: Principal
     closed = true;
     clearInterval(heartbeat);
     stopListening();
-    stream.end();
+    if (streaming) res.end();
+    // Not started: the hub stopped (an empty stream, so the client reconnects) or the client left.
+    else ctx.body = '';
   };
   ctx.req.once('close', close);
   // The client may have left already, while the request was being authenticated.
@@ -54,7 +57,7 @@ export async function openNotificationStream(ctx: AppContext, account: Principal
   let live = false;
   const held: NotificationEvent[] = [];
   const send = (event: string, data: unknown) => {
-    if (!closed) stream.write(`id: ${lastSeq}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    if (!closed) res.write(`id: ${lastSeq}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
   };
   const deliver = (event: NotificationEvent) => {
     if (event.kind === 'unread') return void send('unread', { unreadCount: event.unreadCount });
@@ -65,14 +68,26 @@ export async function openNotificationStream(ctx: AppContext, account: Principal
   };
   stopListening = hub.listen(account.id, (event) => (live ? deliver(event) : held.push(event)), close);
   if (closed) return; // the hub has stopped: the process is shutting down
-  heartbeat = setInterval(() => stream.write(': heartbeat\n\n'), options.heartbeatMs);
 
-  stream.write('retry: 3000\n\n');
-  for (const row of await notifications.missedSince(account.id, lastSeq)) {
+  let missed: Awaited<ReturnType<NotificationService['missedSince']>>;
+  let unreadCount: number;
+  try {
+    missed = await notifications.missedSince(account.id, lastSeq);
+    unreadCount = await notifications.unreadCount(account.id);
+  } catch (err) {
+    close();
+    throw err; // nothing was sent yet: the error answers
+  }
+  if (closed) return;
+  streaming = true;
+  ctx.respond = false;
+  res.write('retry: 3000\n\n');
+  for (const row of missed) {
     lastSeq = row.seq;
     send('notification', toNotification(row));
   }
-  send('unread', { unreadCount: await notifications.unreadCount(account.id) });
+  send('unread', { unreadCount });
   live = true;
   for (const event of held.splice(0)) deliver(event);
+  heartbeat = setInterval(() => res.write(': heartbeat\n\n'), options.heartbeatMs);
 }

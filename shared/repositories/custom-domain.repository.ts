@@ -1,4 +1,4 @@
-import { and, eq, lt } from 'drizzle-orm';
+import { and, eq, lt, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { accounts, acmeAccounts, customDomains } from '../db/schema.js';
 import { done, type Outcome } from './outcome.js';
@@ -40,7 +40,8 @@ export class CustomDomainRepository {
       .select({ domain: customDomains.domain, username: accounts.username, certificatePem: customDomains.certificatePem, privateKeySealed: customDomains.privateKeySealed })
       .from(customDomains)
       .innerJoin(accounts, eq(accounts.id, customDomains.accountId))
-      .where(and(eq(customDomains.domain, domain), eq(customDomains.status, 'active'), eq(accounts.status, 'active')));
+      // lower(domain), as the unique index has it: an index lookup, not a scan of every account (callers ask in lower case).
+      .where(and(eq(sql`lower(${customDomains.domain})`, domain), eq(customDomains.status, 'active'), eq(accounts.status, 'active')));
     return row;
   }
 
