@@ -10,6 +10,7 @@ import { connectPostgres, openPglite } from '../shared/db/client.js';
 import { connectEmbeddedServer, serveEmbeddedDatabase } from '../shared/db/embedded-server.js';
 import { createLogger } from '../shared/logger.js';
 import { warnIfEndOfLifeNode } from '../shared/node-runtime.js';
+import { startProcessCluster } from '../shared/process-cluster.js';
 import { exitOnUncaughtErrors, onShutdown } from '../shared/shutdown.js';
 import { QUEUE_NAMES } from '../shared/jobs.js';
 import { handlers } from '../workers/handlers/index.js';
@@ -21,6 +22,7 @@ const VISION_NICENESS = 10;
 // api/moderation/main.ts under tsx (npm run dev, tests).
 const here = fileURLToPath(import.meta.url);
 const visionMain = path.join(path.dirname(here), '..', 'api', 'moderation', `main${path.extname(here)}`);
+const webMain = path.join(path.dirname(here), '..', 'api', `main${path.extname(here)}`);
 
 // `npm start`: the whole service in one process on the embedded defaults (PGlite, local disk).
 let config = loadConfig();
@@ -62,7 +64,13 @@ await database.migrate();
 const stopEmbedded = database.driver === 'pglite' ? await serveEmbeddedDatabase(database, config.dataDir) : undefined;
 
 const container = await createContainer(config, { database, logger });
-const web = await startWebServer(container, config.port);
+// WEB_CONCURRENCY > 1: that many web processes (node:cluster) share PORT and reach the embedded database
+// through its socket, as the admin CLI does; the workers stay here.
+const webCluster =
+  config.webConcurrency > 1
+    ? startProcessCluster({ size: config.webConcurrency, name: 'web', logger, exec: webMain, env: { REDIS_URL: config.redisUrl } })
+    : undefined;
+const web = webCluster ?? (await startWebServer(container, config.port));
 const workers = await startWorkers(container, QUEUE_NAMES, handlers);
 // The moderation service runs beside it as a child process: inference must not block this event loop.
 const vision = spawn(process.execPath, [...(visionMain.endsWith('.ts') ? ['--import', 'tsx'] : []), visionMain], {
@@ -72,11 +80,12 @@ const vision = spawn(process.execPath, [...(visionMain.endsWith('.ts') ? ['--imp
 // Judging is queued background work: when the machine is busy, uploads and serving go first and the
 // checks catch up afterwards (a real image costs the model ~70 ms of CPU, an upload ~2 ms).
 if (vision.pid) setPriority(vision.pid, VISION_NICENESS);
+await webCluster?.listening;
 
 process.stdout.write(
   [
     '',
-    `  Hosted File Service is running (${database.driver}, ${config.storage.driver} storage)`,
+    `  Hosted File Service is running (${database.driver}, ${config.storage.driver} storage${webCluster ? `, ${config.webConcurrency} web processes` : ''})`,
     `  API       ${config.baseUrl}/api`,
     `  Site      ${config.siteUrl}`,
     `  Vision    ${config.visionUrl}`,
@@ -92,11 +101,12 @@ onShutdown(logger, config.shutdownTimeoutMs, async (deadline) => {
   vision.kill('SIGTERM');
   // It drains with the same SHUTDOWN_TIMEOUT_MS; at this deadline a second signal stops it at once.
   deadline.addEventListener('abort', () => vision.kill('SIGTERM'));
-  await Promise.all([web.close(deadline), workers.close(deadline)]);
+  const [webDrained] = await Promise.all([web.close(deadline), workers.close(deadline)]);
   await stopEmbedded?.();
   await container.close();
   await visionExited;
   await localRedis?.stop();
+  return webDrained !== false;
 });
 
 /**

@@ -14,10 +14,11 @@ export const SAME_REQUEST_MS = 1_000;
 /**
  * On SIGTERM or SIGINT runs `stop` once and exits: `stop` stops taking work and waits for what is in
  * flight until `deadline` aborts, `timeoutMs` later (SHUTDOWN_TIMEOUT_MS), then closes what is left
- * by force. Exits 0 after a full drain, 1 when the deadline cut something off. A second signal exits
- * at once, unless it came within SAME_REQUEST_MS of the first.
+ * by force. Exits 0 after a full drain, 1 when the deadline cut something off (or `stop` resolves
+ * false: something it waited for, a child process, was cut off). A second signal exits at once, unless
+ * it came within SAME_REQUEST_MS of the first.
  */
-export function onShutdown(logger: Logger, timeoutMs: number, stop: (deadline: AbortSignal) => Promise<void>) {
+export function onShutdown(logger: Logger, timeoutMs: number, stop: (deadline: AbortSignal) => Promise<void | boolean>) {
   let stoppingSince: number | undefined;
   const handler = (signal: NodeJS.Signals) => {
     if (stoppingSince !== undefined) {
@@ -37,9 +38,9 @@ export function onShutdown(logger: Logger, timeoutMs: number, stop: (deadline: A
       }, AFTER_DEADLINE_MS).unref();
     }, timeoutMs);
     stop(deadline.signal).then(
-      () => {
+      (drained) => {
         clearTimeout(timer);
-        process.exit(deadline.signal.aborted ? 1 : 0);
+        process.exit(deadline.signal.aborted || drained === false ? 1 : 0);
       },
       (err: unknown) => {
         logger.error({ err }, 'shutdown failed');

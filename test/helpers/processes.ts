@@ -10,7 +10,12 @@ import { ensureBuilt, launchCommand, spawnCommand } from './run-script.js';
  */
 export async function startProcfile(type: string, args: string, env: Record<string, string>, ready: string) {
   await ensureBuilt();
-  const child = spawnCommand(`${await launchCommand(`Procfile ${type}`)}${args}`, { ...env, LOG_LEVEL: 'info' });
+  return startCommand(`${await launchCommand(`Procfile ${type}`)}${args}`, env, ready);
+}
+
+/** A command line (a Procfile line, an npm script's command) run as startProcfile runs its process. */
+export async function startCommand(command: string, env: Record<string, string>, ready: string) {
+  const child = spawnCommand(command, { ...env, LOG_LEVEL: 'info' });
   let output = '';
   const waiters: { text: string; resolve: () => void }[] = [];
   const onData = (d: Buffer) => {
@@ -41,7 +46,7 @@ export async function startProcfile(type: string, args: string, env: Record<stri
   return { child, exited, printed, kill, output: () => output };
 }
 
-export type StartedProcess = Awaited<ReturnType<typeof startProcfile>>;
+export type StartedProcess = Awaited<ReturnType<typeof startCommand>>;
 
 /** A `web` process, once it listens (on PORT of `env`). */
 export const startWeb = (env: Record<string, string>) => startProcfile('web', '', env, '"msg":"web listening"');
