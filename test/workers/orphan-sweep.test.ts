@@ -63,6 +63,12 @@ for (const store of stores) {
       started = await store.start();
       env = await createTestEnv({ workers: true, env: started.env });
       storage = env.container.storage;
+      // The hourly scheduler's first run starts with the workers; a sweep racing the tests' own would take their orphans.
+      const objects = env.container.jobs.queue('objects');
+      await eventually(async () => {
+        const running = await objects.getJobs(['active', 'waiting', 'prioritized']);
+        return !running.some((job) => job.name === 'storage.reconcile');
+      }, 30_000);
     });
     after(async () => {
       await env.close();
