@@ -12,6 +12,8 @@ export type QueueName = (typeof QUEUE_NAMES)[number];
 export interface JobPayloads {
   /** Delete a stored object with its thumbnails; every file delete and replace ends here. */
   'object.delete': { key: string };
+  /** Delete many stored objects with their thumbnails at once (an expiry batch's): one listing for all. */
+  'objects.delete': { keys: string[] };
   /** Every hour: delete stored objects that no file row names (left by killed uploads or lost deletes). */
   'storage.reconcile': Record<string, never>;
   /** Delete a file whose expiry time has come (delayed to that time). */
@@ -83,6 +85,7 @@ const retried = (attempts: number, delay: number): JobsOptions => ({
 
 export const JOBS: { [K in JobName]: { queue: QueueName; options: JobsOptions } } = {
   'object.delete': { queue: 'objects', options: retried(10, 2000) },
+  'objects.delete': { queue: 'objects', options: retried(10, 2000) },
   'storage.reconcile': { queue: 'objects', options: { removeOnComplete: { count: 10 }, removeOnFail: { count: 100 } } },
   'file.expire': { queue: 'expiry', options: retried(5, 5000) },
   'files.expire-sweep': { queue: 'expiry', options: { removeOnComplete: { count: 10 }, removeOnFail: { count: 100 } } },
@@ -166,6 +169,12 @@ export class JobQueues {
   async add<K extends JobName>(name: K, data: JobPayloads[K], options: JobsOptions = {}): Promise<Job<JobPayloads[K]>> {
     const def = JOBS[name];
     return redisWithin(this.queue(def.queue).add(name, data, { ...def.options, ...options }), ADD_TIMEOUT_MS, `queueing ${name}`);
+  }
+
+  /** Drops queued jobs by id (timers whose work another job has done); one running or gone is left as it is. */
+  async drop(name: JobName, jobIds: readonly string[]): Promise<void> {
+    const queue = this.queue(JOBS[name].queue);
+    await redisWithin(Promise.all(jobIds.map((id) => queue.remove(id))), ADD_TIMEOUT_MS, `dropping ${name} jobs`);
   }
 
   /** Registers the scheduled jobs that run on these queues. */

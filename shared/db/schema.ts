@@ -77,6 +77,9 @@ export const folders = pgTable(
     // Set while the folder is shared as an album: its public id (128 random bits) and since when.
     shareId: text('share_id'),
     sharedAt: ts('shared_at'),
+    // Files in the folder now, kept by the trigger files_folder_counts on files: every listing
+    // shows the counts, and counting a folder of 100k files each time costs more than the listing.
+    fileCount: integer('file_count').notNull().default(0),
     createdAt: createdAt(),
   },
   (t) => [
@@ -144,11 +147,13 @@ export const files = pgTable(
     uniqueIndex('files_account_filename_uq').on(t.accountId, t.filename),
     uniqueIndex('files_anonymous_filename_uq').on(t.filename).where(sql`${t.accountId} is null`),
     uniqueIndex('files_short_code_uq').on(t.shortCode),
-    // Dashboard sorts (newest, size, names) stay index scans at 100k files per account.
-    index('files_account_created_idx').on(t.accountId, t.createdAt),
-    index('files_account_size_idx').on(t.accountId, t.size),
-    index('files_account_original_idx').on(t.accountId, t.originalName),
-    index('files_account_folder_created_idx').on(t.accountId, t.folderId, t.createdAt),
+    // Listings in each order (newest, size, names; by filename through the unique index above),
+    // ending in the id that breaks ties: a page starts at a position found in the index alone, and
+    // a cursor is a range of it.
+    index('files_account_created_id_idx').on(t.accountId, t.createdAt, t.id),
+    index('files_account_size_id_idx').on(t.accountId, t.size, t.id),
+    index('files_account_original_id_idx').on(t.accountId, t.originalName, t.id),
+    index('files_account_folder_created_id_idx').on(t.accountId, t.folderId, t.createdAt, t.id),
     // Substring search on both names (ILIKE '%q%') through trigrams. The names are joined by a
     // control character that no name and no search term contains, so a match never spans both.
     index('files_search_trgm_idx').using('gin', sql`(${t.filename} || E'\\x01' || ${t.originalName}) gin_trgm_ops`),

@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import { Batcher } from '../batcher.js';
 import type { Database } from '../db/client.js';
 import { accounts, type AccountRow } from '../db/schema.js';
@@ -36,6 +36,12 @@ export class AccountRepository {
   async findById(id: string): Promise<AccountRow | undefined> {
     const [row] = await this.db.select().from(accounts).where(eq(accounts.id, id));
     return row;
+  }
+
+  /** The accounts of these ids (a batch's owners), in no set order. */
+  async findByIds(ids: readonly string[]): Promise<AccountRow[]> {
+    if (ids.length === 0) return [];
+    return this.db.select().from(accounts).where(inArray(accounts.id, [...ids]));
   }
 
   async findByUsername(username: string): Promise<AccountRow | undefined> {

@@ -168,13 +168,38 @@ export class FileMaintenanceRepository {
     return new Set(stored.filter((f) => current.get(f.id) === f.objectKey).map((f) => f.id));
   }
 
-  /** Files whose expiry time has passed (optionally just the one with `id`). */
-  async findExpired(now: Date, limit: number, id?: string): Promise<FileRow[]> {
-    const due = lte(files.expiresAt, now);
-    return this.db
-      .select()
-      .from(files)
-      .where(id ? and(due, eq(files.id, id)) : due)
-      .limit(limit);
+  /**
+   * Deletes up to `limit` files whose expiry time has passed and gives their storage back to their
+   * owners, in one transaction. Files another sweep is deleting meanwhile are skipped, not waited for,
+   * so sweeps running at once share the work.
+   */
+  async deleteExpired(now: Date, limit: number): Promise<FileRow[]> {
+    return this.db.transaction(async (tx) => {
+      const due = tx.select({ id: files.id }).from(files).where(lte(files.expiresAt, now)).orderBy(asc(files.expiresAt)).limit(limit).for('update', { skipLocked: true });
+      const rows = await tx.delete(files).where(inArray(files.id, due)).returning();
+      const released = new Map<string, { bytes: number; count: number }>();
+      for (const row of rows) {
+        if (!row.accountId) continue;
+        const sum = released.get(row.accountId) ?? { bytes: 0, count: 0 };
+        released.set(row.accountId, { bytes: sum.bytes + row.size, count: sum.count + 1 });
+      }
+      if (released.size === 0) return rows;
+      // Locked in one order, so two batches sharing owners cannot deadlock.
+      const owners = [...released.keys()].sort();
+      await tx.select({ id: accounts.id }).from(accounts).where(inArray(accounts.id, owners)).orderBy(asc(accounts.id)).for('update');
+      await tx.execute(sql`
+        update ${accounts} set
+          storage_used = greatest(${accounts.storageUsed} - r.bytes, 0),
+          file_count = greatest(${accounts.fileCount} - r.count, 0)
+        from jsonb_to_recordset(${JSON.stringify(owners.map((id) => ({ id, ...released.get(id)! })))}::jsonb) as r(id uuid, bytes bigint, count int)
+        where ${accounts.id} = r.id`);
+      return rows;
+    });
+  }
+
+  /** Whether any file's expiry time has passed (one probe of the expiry index). */
+  async anyExpired(now: Date): Promise<boolean> {
+    const rows = await this.db.select({ id: files.id }).from(files).where(lte(files.expiresAt, now)).limit(1);
+    return rows.length > 0;
   }
 }

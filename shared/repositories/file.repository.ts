@@ -1,6 +1,7 @@
 import { and, asc, count, desc, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
+import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Database, Transaction } from '../db/client.js';
-import { accounts, files, type FileRow } from '../db/schema.js';
+import { accounts, files, folders, type FileRow } from '../db/schema.js';
 import { DOCUMENT_PREFIXES, DOCUMENT_TYPES, type FileKind } from '../file-kinds.js';
 import { done, refused, type Outcome } from './outcome.js';
 import { outcomeOf, refusingUnstorableText } from './pg-errors.js';
@@ -73,17 +74,58 @@ export class FileRepository {
   async list(accountId: string, query: FileListQuery): Promise<{ rows: FileRow[]; matching: number | undefined }> {
     const matches = and(eq(files.accountId, accountId), ...this.narrowing(query));
     const order = query.sortOrder === 'asc' ? asc : desc;
+    // The file's name is unique in its account: it orders alone, so its unique index serves the order.
+    const keys = query.sortBy === 'filename' ? [files.filename] : [SORT_COLUMNS[query.sortBy], files.id];
+    const conditions = [matches];
+    if (query.after) conditions.push(this.after(accountId, query.after, query.sortOrder));
+    if (query.offset) conditions.push(this.fromPosition(matches, keys, query.offset, query.sortOrder));
     const [rows, matching] = await Promise.all([
       this.db
         .select()
         .from(files)
-        .where(query.after ? and(matches, this.after(accountId, query.after, query.sortOrder)) : matches)
-        .orderBy(order(SORT_COLUMNS[query.sortBy]), order(files.id))
-        .limit(query.limit)
-        .offset(query.offset ?? 0),
-      query.countMatching && this.narrowing(query).length ? this.db.select({ n: count() }).from(files).where(matches) : undefined,
+        .where(and(...conditions))
+        .orderBy(...keys.map((key) => order(key)))
+        .limit(query.limit),
+      query.countMatching ? this.matchingCount(accountId, query, matches) : undefined,
     ]);
-    return { rows, matching: matching?.[0]?.n };
+    return { rows, matching };
+  }
+
+  /**
+   * How many files a narrowed listing holds. A folder alone (or the root) is answered from the
+   * counts kept on the folder and account rows, not by counting a hundred thousand index entries.
+   */
+  private async matchingCount(accountId: string, query: FileListQuery, matches: SQL | undefined): Promise<number | undefined> {
+    const narrowing = this.narrowing(query);
+    if (narrowing.length === 0) return undefined;
+    if (narrowing.length === 1 && query.folderId === 'root') {
+      const inFolders = sql`coalesce((select sum(${folders.fileCount}) from ${folders} where ${folders.accountId} = ${accountId}), 0)`;
+      const [row] = await this.db.select({ n: sql<number>`greatest(${accounts.fileCount} - ${inFolders}, 0)::int` }).from(accounts).where(eq(accounts.id, accountId));
+      return row?.n ?? 0;
+    }
+    if (narrowing.length === 1 && query.folderId) {
+      const [row] = await this.db.select({ n: folders.fileCount }).from(folders).where(and(eq(folders.accountId, accountId), eq(folders.id, query.folderId)));
+      return row?.n ?? 0;
+    }
+    const [row] = await this.db.select({ n: count() }).from(files).where(matches);
+    return row?.n ?? 0;
+  }
+
+  /**
+   * From the `offset`-th file of the order on: its sort keys are found first, reading only the index
+   * that holds them (an OFFSET on the rows would read every skipped row, half a million for the
+   * middle page of a million files), and the page is read from there.
+   */
+  private fromPosition(matches: SQL | undefined, keys: AnyPgColumn[], offset: number, sortOrder: 'asc' | 'desc'): SQL {
+    const order = sortOrder === 'asc' ? asc : desc;
+    const position = this.db
+      .select(Object.fromEntries(keys.map((key, i) => [`k${i}`, key])))
+      .from(files)
+      .where(matches)
+      .orderBy(...keys.map((key) => order(key)))
+      .offset(offset)
+      .limit(1);
+    return sql`(${sql.join(keys, sql`, `)}) ${sql.raw(sortOrder === 'asc' ? '>=' : '<=')} (${position})`;
   }
 
   /**

@@ -1,4 +1,4 @@
-import { and, arrayContains, asc, desc, eq, getTableColumns, lt, ne, type SQL, sql } from 'drizzle-orm';
+import { and, arrayContains, asc, desc, eq, getTableColumns, inArray, lt, ne, type SQL, sql } from 'drizzle-orm';
 import type { WebhookEvent, WebhookEventType } from '../contracts/webhook.contract.js';
 import type { Database } from '../db/client.js';
 import { type WebhookDeliveryRow, type WebhookEndpointRow, webhookDeliveries, webhookEndpoints } from '../db/integrations.schema.js';
@@ -30,6 +30,16 @@ export class WebhookDeliveryRepository {
       .where(listening(accountId, type))
       .limit(1);
     return row !== undefined;
+  }
+
+  /** Which of the accounts have an enabled endpoint that takes `type`: a batch's owners in one query. */
+  async listenersAmong(accountIds: readonly string[], type: WebhookEvent): Promise<Set<string>> {
+    if (accountIds.length === 0) return new Set();
+    const rows = await this.db
+      .selectDistinct({ accountId: webhookEndpoints.accountId })
+      .from(webhookEndpoints)
+      .where(and(inArray(webhookEndpoints.accountId, [...accountIds]), eq(webhookEndpoints.enabled, true), arrayContains(webhookEndpoints.events, [type])));
+    return new Set(rows.map((row) => row.accountId));
   }
 
   /** One pending delivery per body and per enabled endpoint of the account that takes `type`, in one statement. */

@@ -1,5 +1,6 @@
 import {
   DeleteObjectCommand,
+  DeleteObjectsCommand,
   GetObjectCommand,
   HeadObjectCommand,
   paginateListObjectsV2,
@@ -23,6 +24,10 @@ export interface S3Options {
   accessKeyId?: string | undefined;
   secretAccessKey?: string | undefined;
 }
+
+// One DeleteObjects request takes at most 1000 keys; listings of that many prefixes run at once.
+const DELETE_BATCH = 1000;
+const LISTS_AT_ONCE = 8;
 
 // lib-storage holds at most queueSize × partSize in memory per upload, whatever the file size.
 const PART_SIZE = 8 * 1024 * 1024;
@@ -113,6 +118,26 @@ export class S3Driver implements StorageDriver {
         if (object.Key && object.LastModified) yield { key: object.Key, modifiedAt: object.LastModified };
       }
     }
+  }
+
+  async deletePrefixed(prefixes: readonly string[]): Promise<number> {
+    // S3 lists one prefix per request; prefixes may overlap.
+    const found = new Set<string>();
+    for (let i = 0; i < prefixes.length; i += LISTS_AT_ONCE) {
+      await Promise.all(
+        prefixes.slice(i, i + LISTS_AT_ONCE).map(async (prefix) => {
+          for await (const object of this.list(prefix)) found.add(object.key);
+        }),
+      );
+    }
+    const keys = [...found];
+    for (let i = 0; i < keys.length; i += DELETE_BATCH) {
+      const batch = keys.slice(i, i + DELETE_BATCH);
+      const res = await this.client.send(new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } }));
+      const failed = res.Errors ?? [];
+      if (failed.length > 0) throw new Error(`S3 could not delete ${failed.length} object(s), e.g. ${failed[0]!.Key}: ${failed[0]!.Code} ${failed[0]!.Message}`);
+    }
+    return keys.length;
   }
 
   async close(): Promise<void> {

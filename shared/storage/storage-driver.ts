@@ -64,5 +64,11 @@ export interface StorageDriver {
   presignGet?(key: string, options: PresignOptions): Promise<string>;
   /** Every object whose key starts with `prefix`, in no set order, read a page at a time. */
   list(prefix: string): AsyncIterable<ListedObject>;
+  /**
+   * Deletes every object whose key starts with one of `prefixes` and answers how many: many objects
+   * with what is stored beside them at once, where a `list` each would read the whole directory on
+   * disk once per prefix.
+   */
+  deletePrefixed(prefixes: readonly string[]): Promise<number>;
   close?(): Promise<void>;
 }

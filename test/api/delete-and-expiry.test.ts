@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { eq } from 'drizzle-orm';
 import { files } from '../../shared/db/schema.js';
+import { expiryTimerDelay } from '../../shared/services/uploads/expiry.js';
 import { pngBytes } from '../helpers/media.js';
 import { createTestEnv, type TestEnv } from '../helpers/test-env.js';
 import { fileRowsOf, getWithHost, storageUsedBy, storedObjects, upload } from '../helpers/uploads.js';
@@ -104,6 +105,29 @@ describe('expiry', () => {
     await eventually(async () => (await fileRowsOf(env, alice.id)).length === 0);
     expect(await storageUsedBy(env, alice.id)).to.equal(0);
     await eventually(async () => (await env.container.storage.head(row!.objectKey)) === null);
+  });
+
+  it('one timer deletes every file due by then, of every account, gives their storage back and drops their timers', async () => {
+    const alice = await env.createAccount();
+    const bob = await env.createAccount();
+    for (const key of [alice.apiKey, alice.apiKey, bob.apiKey]) await upload(env, { key, bytes: pngBytes(900), fields: { expiry: '1h' } });
+    await upload(env, { key: bob.apiKey, bytes: pngBytes(600), fields: { expiry: '6h' } });
+    const due = [...(await fileRowsOf(env, alice.id)), ...(await fileRowsOf(env, bob.id))].filter((row) => row.expiry === '1h');
+    for (const row of due) await env.container.db.update(files).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(files.id, row.id));
+    const queue = env.container.jobs.queue('expiry');
+
+    await (await queue.getJob(`expire-${due[0]!.id}`))!.promote();
+    await eventually(async () => (await fileRowsOf(env, alice.id)).length === 0 && (await fileRowsOf(env, bob.id)).length === 1);
+    expect(await storageUsedBy(env, alice.id)).to.equal(0);
+    expect(await storageUsedBy(env, bob.id)).to.equal(600);
+    await eventually(async () => (await Promise.all(due.slice(1).map((row) => queue.getJob(`expire-${row.id}`)))).every((job) => job === undefined));
+    await eventually(async () => (await Promise.all(due.map((row) => env.container.storage.head(row.objectKey)))).every((head) => head === null));
+  });
+
+  it('times each timer to the first 5-second boundary at or after its file is due', () => {
+    expect(expiryTimerDelay(new Date(10_000), 9_000)).to.equal(1000);
+    expect(expiryTimerDelay(new Date(10_001), 9_000)).to.equal(6000);
+    expect(expiryTimerDelay(new Date(10_000), 12_000)).to.equal(0);
   });
 
   it('the sweep deletes expired files whose job was lost', async () => {

@@ -4,7 +4,8 @@ import { request } from 'node:http';
 import type { Socket } from 'node:net';
 import pg from 'pg';
 import { and, eq } from 'drizzle-orm';
-import { notifications } from '../../shared/db/schema.js';
+import { accounts, notifications } from '../../shared/db/schema.js';
+import { NotificationRepository } from '../../shared/repositories/notification.repository.js';
 import { eventually } from '../helpers/eventually.js';
 import { openSse } from '../helpers/sse.js';
 import { createTestEnv, startSecondWebProcess, type TestEnv } from '../helpers/test-env.js';
@@ -221,6 +222,27 @@ describe('notifications', () => {
       // A retried job writes nothing twice.
       expect(await env.container.services.notifications.runBroadcast(broadcastId, { ...note('to everyone'), data: {} })).to.equal(0);
       expect(await count()).to.equal(written);
+    });
+
+    it('are written a batch of accounts at a time, each row once, with its account’s unread count', async () => {
+      const [alice, bob] = await Promise.all([env.createAccount(), env.createAccount()]);
+      for (const title of ['one', 'two']) await env.container.services.notifications.notify(bob.id, note(title));
+      const read = await env.container.services.notifications.notify(alice.id, note('read'));
+      await env.api.post('/api/user/notifications/read', { key: alice.apiKey, json: { notificationId: read.id } });
+      const repository = new NotificationRepository(env.container.db);
+      const broadcastId = crypto.randomUUID();
+      const written: { accountId: string; unreadCount: number }[] = [];
+      let after: string | null = null;
+      for (;;) {
+        const batch = await repository.insertBroadcastBatch(broadcastId, { ...note('batched'), data: {} }, after, 2);
+        written.push(...batch.written.map(({ row, unreadCount }) => ({ accountId: row.accountId, unreadCount })));
+        if (!batch.last) break;
+        after = batch.last;
+      }
+      const everyone = await env.container.db.select({ id: accounts.id }).from(accounts);
+      expect(written.map((w) => w.accountId).sort()).to.deep.equal(everyone.map((a) => a.id).sort());
+      expect(written.find((w) => w.accountId === alice.id)!.unreadCount).to.equal(1);
+      expect(written.find((w) => w.accountId === bob.id)!.unreadCount).to.equal(3);
     });
   });
 });

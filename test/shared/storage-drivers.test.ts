@@ -178,6 +178,19 @@ for (const driverCase of cases) {
       for (let i = 0; i < keys.length; i += 50) await Promise.all(keys.slice(i, i + 50).map((key) => driver.delete(key)));
     });
 
+    it('deletes every object under any of many prefixes at once, and nothing else', async () => {
+      const gone = [newObjectKey(), newObjectKey(), newObjectKey()];
+      const kept = newObjectKey();
+      const folder = `nested-${crypto.randomUUID()}/`;
+      const stored = [...gone, `${gone[0]}_thumb`, `${gone[1]}_w640-q80-webp`, kept, `${kept}_thumb`, `${folder}a`, `${folder}b/c`];
+      for (const key of stored) await driver.put(key, Readable.from([Buffer.from(key)]));
+      expect(await driver.deletePrefixed([...gone, 'objects/none-such', folder])).to.equal(7);
+      const left = [...(await listAll(driver, 'objects/')), ...(await listAll(driver, folder))].map((o) => o.key);
+      expect(left.filter((key) => stored.includes(key)).sort()).to.deep.equal([kept, `${kept}_thumb`].sort());
+      expect(await driver.deletePrefixed([])).to.equal(0);
+      expect(await driver.deletePrefixed([kept])).to.equal(2);
+    });
+
     it('streams a 64 MB body in and out byte for byte (its memory cost is measured by npm run bench -- storage)', async () => {
       const key = newObjectKey();
       const chunk = Buffer.alloc(MB, 42);

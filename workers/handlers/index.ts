@@ -10,6 +10,7 @@ import { moderationSweep } from './moderation-sweep.handler.js';
 import { notifyBroadcast } from './notify-broadcast.handler.js';
 import { oauthPrune } from './oauth-prune.handler.js';
 import { objectDelete } from './object-delete.handler.js';
+import { objectsDelete } from './objects-delete.handler.js';
 import { pollsCloseDue } from './polls-close-due.handler.js';
 import { storageReconcile } from './storage-reconcile.handler.js';
 import { uploadsExpire } from './uploads-expire.handler.js';
@@ -20,6 +21,7 @@ import { webhooksSweep } from './webhooks-sweep.handler.js';
 /** One handler per job name of shared/jobs.ts. */
 export const handlers: HandlerMap = {
   'object.delete': objectDelete,
+  'objects.delete': objectsDelete,
   'storage.reconcile': storageReconcile,
   'file.expire': fileExpire,
   'files.expire-sweep': filesExpireSweep,

@@ -64,12 +64,21 @@ export class CachePurgeService {
   }
 
   /** `before`: what the change left behind, a rename's old name and a replace's old content. */
-  async fileChanged(file: FileRow, owner: Pick<Principal, 'username'> | null, before: { filename?: string; objectKey?: string } = {}): Promise<void> {
-    const formerNames = before.filename ? [before.filename] : [];
-    const change: Invalidation = { id: `${this.processId}:${++this.sequence}`, keys: cacheKeysOf(file, ...formerNames), objectKeys: [file.objectKey] };
-    this.deps.cache.invalidate(change.keys, change.objectKeys);
-    await this.announce(change);
-    if (!this.deps.config.cdnPurge) return;
+  async fileChanged(file: FileRow, owner: Pick<Principal, 'username'> | null, before: FileChange['before'] = {}): Promise<void> {
+    await this.filesChanged([{ file, owner, before }]);
+  }
+
+  /** Changes to many files at once (an expiry batch): one message tells every process of them all. */
+  async filesChanged(changes: readonly FileChange[]): Promise<void> {
+    const keys = changes.flatMap(({ file, before }) => cacheKeysOf(file, ...formerNamesOf(before)));
+    const objectKeys = changes.map(({ file }) => file.objectKey);
+    this.deps.cache.invalidate(keys, objectKeys);
+    await this.announce({ id: `${this.processId}:${++this.sequence}`, keys, objectKeys });
+    if (this.deps.config.cdnPurge) await Promise.all(changes.map((change) => this.queueCdnPurge(change)));
+  }
+
+  private async queueCdnPurge({ file, owner, before = {} }: FileChange): Promise<void> {
+    const formerNames = formerNamesOf(before);
     const fileUrls = [file.filename, ...formerNames].flatMap((filename) => this.deps.urls.allFor({ ...file, filename }, owner));
     const urls = [...fileUrls];
     // Renditions are served at the file's own URLs with a query: those made so far, of the old content too.
@@ -190,6 +199,18 @@ export class CachePurgeService {
     entry.received += 1;
     entry.settle();
   }
+}
+
+/** A changed file, its owner (null: an anonymous upload) and what the change left behind. */
+export interface FileChange {
+  file: FileRow;
+  owner: Pick<Principal, 'username'> | null;
+  /** a rename's old name and a replace's old content */
+  before?: { filename?: string; objectKey?: string };
+}
+
+function formerNamesOf(before: FileChange['before']): string[] {
+  return before?.filename ? [before.filename] : [];
 }
 
 interface Waiting {

@@ -48,19 +48,23 @@ export class FileBrowserService {
   async list(account: Principal, input: BrowseFilesInput): Promise<{ files: FileView[]; nextCursor: string | null }> {
     const query = validate(browseFilesSchema, input);
     if (query.folderId && query.folderId !== 'root') await this.deps.folders.get(account, query.folderId);
-    const { rows } = await this.deps.files.list(account.id, {
-      limit: query.limit + 1,
-      sortBy: 'timestamp',
-      sortOrder: 'desc',
-      after: query.cursor ? decodeCursor(query.cursor) : undefined,
-      search: query.search || undefined,
-      folderId: query.folderId,
-      kind: query.kind,
-      uploadedAfter: query.uploadedAfter ? new Date(query.uploadedAfter) : undefined,
-      uploadedBefore: query.uploadedBefore ? new Date(query.uploadedBefore) : undefined,
-    });
+    // The folders' names are read beside the page, not after it: one round trip less on each call.
+    const [{ rows }, folders] = await Promise.all([
+      this.deps.files.list(account.id, {
+        limit: query.limit + 1,
+        sortBy: 'timestamp',
+        sortOrder: 'desc',
+        after: query.cursor ? decodeCursor(query.cursor) : undefined,
+        search: query.search || undefined,
+        folderId: query.folderId,
+        kind: query.kind,
+        uploadedAfter: query.uploadedAfter ? new Date(query.uploadedAfter) : undefined,
+        uploadedBefore: query.uploadedBefore ? new Date(query.uploadedBefore) : undefined,
+      }),
+      this.deps.folders.list(account),
+    ]);
     const page = rows.slice(0, query.limit);
-    const views = await this.viewsOf(account, page);
+    const views = this.viewsIn(account, page, folders);
     const last = page.at(-1);
     return { files: views, nextCursor: rows.length > query.limit && last ? encodeCursor(last) : null };
   }
@@ -90,7 +94,10 @@ export class FileBrowserService {
   }
 
   private async viewsOf(account: Principal, rows: FileRow[]): Promise<FileView[]> {
-    const folders = rows.some((row) => row.folderId) ? await this.deps.folders.list(account) : [];
+    return this.viewsIn(account, rows, rows.some((row) => row.folderId) ? await this.deps.folders.list(account) : []);
+  }
+
+  private viewsIn(account: Principal, rows: FileRow[], folders: { id: string; name: string }[]): FileView[] {
     const names = new Map(folders.map((folder) => [folder.id, folder.name]));
     return rows.map((row) => this.deps.records.viewOf(row, account, names));
   }

@@ -4,7 +4,7 @@ import { sha256 } from '../../crypto.js';
 import type { RenditionRequest } from '../media/renditions/rendition-params.js';
 import type { FileRow } from '../../db/schema.js';
 import { AppError } from '../../errors.js';
-import type { JobQueues } from '../../jobs.js';
+import { jobIds, type JobQueues } from '../../jobs.js';
 import type { Logger } from '../../logger.js';
 import type { Plans } from '../../plans.js';
 import type { Principal } from '../../principal.js';
@@ -20,7 +20,8 @@ import type { ThumbnailService } from '../media/thumbnails/thumbnail.service.js'
 import type { ReceivedBody, UploadService } from '../uploads/upload.service.js';
 import type { DomainEvents, EventOwner } from '../webhooks/domain-events.js';
 
-const SWEEP_BATCH = 500;
+// Expired files deleted per transaction, and their objects per delete job.
+const SWEEP_BATCH = 1000;
 // In-flight reads of a replaced file's old object get this long to finish before it is deleted.
 const REPLACED_OBJECT_GRACE_MS = 60_000;
 const NOT_OWNED = 'file not found or not owned by user';
@@ -49,7 +50,7 @@ export class FileService {
   async deleteOwned(account: Principal, filename: string): Promise<FileRow> {
     const file = await this.deps.files.deleteOwned(account.id, filename);
     if (!file) throw AppError.notFound('File not found');
-    await this.afterRemoval(file, 'file.deleted', account);
+    await this.afterRemoval([file], 'file.deleted', account);
     return file;
   }
 
@@ -58,7 +59,7 @@ export class FileService {
     const found = await this.deps.maintenance.findByDeletionToken(filename, sha256(token));
     const file = found && (await this.deps.maintenance.deleteById(found.id));
     if (!file) throw AppError.notFound('File not found');
-    await this.afterRemoval(file, 'file.deleted');
+    await this.afterRemoval([file], 'file.deleted');
     return file;
   }
 
@@ -150,26 +151,22 @@ export class FileService {
     };
   }
 
-  /** Deletes the file if its time has come; a job for a file that is gone or was changed does nothing. */
-  async expire(fileId: string, now = new Date()): Promise<boolean> {
-    const [candidate] = await this.deps.maintenance.findExpired(now, 1, fileId);
-    const file = candidate && (await this.deps.maintenance.deleteById(candidate.id));
-    if (file) await this.afterRemoval(file, 'file.expired');
-    return Boolean(file);
-  }
-
-  /** Safety net behind the per-file expiry jobs (e.g. after Redis lost them). */
+  /**
+   * Deletes every file due by `now`, a batch at a time. Each file's own job runs this at its expiry
+   * time, and a sweep every minute behind them (e.g. after Redis lost some). Files come due together
+   * by the thousand (a minute's expiring uploads) and their jobs may run late behind one another:
+   * whichever job runs first deletes what is due, so none waits for its own job, and most jobs find
+   * nothing left to do.
+   */
   async sweepExpired(now = new Date()): Promise<number> {
+    // Most runs find nothing: a look costs less than a deleting transaction.
+    if (!(await this.deps.maintenance.anyExpired(now))) return 0;
     let removed = 0;
     for (;;) {
-      const batch = await this.deps.maintenance.findExpired(now, SWEEP_BATCH);
-      for (const candidate of batch) {
-        const file = await this.deps.maintenance.deleteById(candidate.id);
-        if (file) {
-          await this.afterRemoval(file, 'file.expired');
-          removed += 1;
-        }
-      }
+      const batch = await this.deps.maintenance.deleteExpired(now, SWEEP_BATCH);
+      if (batch.length > 0) await this.afterRemoval(batch, 'file.expired');
+      removed += batch.length;
+      // A short batch: the rest is done, or being done by a sweep running beside this one.
       if (batch.length < SWEEP_BATCH) return removed;
     }
   }
@@ -196,13 +193,31 @@ export class FileService {
     return moved.value.map((file) => file.filename);
   }
 
-  /** The row is gone, so nothing serves the file any more; its bytes go through the delete job. */
-  private async afterRemoval(file: FileRow, event: 'file.deleted' | 'file.expired', owner?: EventOwner) {
-    await this.deps.jobs.add('object.delete', { key: file.objectKey }).catch((err: unknown) => {
-      this.deps.logger.error({ err, key: file.objectKey }, "could not queue deletion of a removed file's object");
+  /** The rows are gone, so nothing serves the files any more; their bytes go through one delete job. */
+  private async afterRemoval(removed: FileRow[], event: 'file.deleted' | 'file.expired', owner?: EventOwner) {
+    const keys = removed.map((file) => file.objectKey);
+    await this.deps.jobs.add('objects.delete', { keys }).catch((err: unknown) => {
+      this.deps.logger.error({ err, keys: keys.slice(0, 10), count: keys.length }, "could not queue deletion of removed files' objects");
     });
-    const account = owner ?? (file.accountId ? await this.deps.accounts.findById(file.accountId) : undefined);
-    await this.deps.purges.fileChanged(file, account ?? null);
-    await this.deps.events.files(event, account, [file]);
+    // Their expiry timers have nothing left to do: dropped, rather than run by the thousand for nothing.
+    const timers = removed.flatMap((file) => (file.expiresAt ? [jobIds.fileExpire(file.id)] : []));
+    if (timers.length > 0) await this.deps.jobs.drop('file.expire', timers).catch((err: unknown) => this.deps.logger.warn({ err }, 'could not drop expiry timers'));
+    const owners = owner ? new Map([[owner.id, owner]]) : await this.ownersOf(removed);
+    const ownerOf = (file: FileRow) => (file.accountId ? owners.get(file.accountId) : undefined);
+    await this.deps.purges.filesChanged(removed.map((file) => ({ file, owner: ownerOf(file) ?? null })));
+    const byOwner = new Map<EventOwner, FileRow[]>();
+    for (const file of removed) {
+      const fileOwner = ownerOf(file);
+      if (!fileOwner) continue;
+      const files = byOwner.get(fileOwner) ?? [];
+      byOwner.set(fileOwner, files);
+      files.push(file);
+    }
+    await this.deps.events.filesOfOwners(event, [...byOwner].map(([eventOwner, files]) => ({ owner: eventOwner, files })));
+  }
+
+  private async ownersOf(removed: FileRow[]): Promise<Map<string, EventOwner>> {
+    const ids = new Set(removed.flatMap((file) => (file.accountId ? [file.accountId] : [])));
+    return new Map((await this.deps.accounts.findByIds([...ids])).map((account) => [account.id, account]));
   }
 }

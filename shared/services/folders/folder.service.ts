@@ -3,7 +3,7 @@ import type { FolderRow } from '../../db/schema.js';
 import { AppError } from '../../errors.js';
 import type { Plans } from '../../plans.js';
 import type { Principal } from '../../principal.js';
-import type { FolderRepository, FolderWithCount } from '../../repositories/folder.repository.js';
+import type { FolderRepository } from '../../repositories/folder.repository.js';
 
 /** A folder id that is not a UUID cannot exist; treat it like any unknown folder. */
 export const isId = (value: string) => z.uuid().safeParse(value).success;
@@ -38,7 +38,7 @@ export class FolderService {
         ? AppError.forbidden(`The plan allows ${maxFolders} folders; upgrade to Pro for unlimited folders`)
         : AppError.conflict(`A folder named "${name}" already exists`);
     }
-    return this.toFolder({ ...created.value, fileCount: 0 });
+    return this.toFolder(created.value);
   }
 
   /** Its files move to the root library, its folder key is revoked, a default pointing at it resets. */
@@ -58,7 +58,7 @@ export class FolderService {
     return folderId;
   }
 
-  private toFolder(row: FolderWithCount) {
+  private toFolder(row: FolderRow) {
     return {
       id: row.id,
       name: row.name,

@@ -8,7 +8,8 @@ import { validate } from '../../validation.js';
 import type { NewNotification, NotificationRepository, NotificationRow } from '../../repositories/notification.repository.js';
 
 export const RECENT_LIMIT = 50;
-const BROADCAST_BATCH = 1000;
+// Accounts written per statement: fewer, larger statements write a broadcast faster.
+const BROADCAST_BATCH = 5000;
 const REPLAY_LIMIT = 500;
 
 export const notificationInputSchema = z.object({
@@ -56,7 +57,7 @@ export class NotificationService {
 
   async notify(accountId: string, input: NotificationInput) {
     const row = await this.notifications.insert(accountId, validate(notificationInputSchema, input));
-    await this.publishNew(row);
+    await this.publishNew(row, await this.notifications.unreadCount(row.accountId));
     return toNotification(row);
   }
 
@@ -72,8 +73,8 @@ export class NotificationService {
     let written = 0;
     let after: string | null = null;
     for (;;) {
-      const { rows, last } = await this.notifications.insertBroadcastBatch(broadcastId, n, after, BROADCAST_BATCH);
-      await Promise.all(rows.map((row) => this.publishNew(row)));
+      const { written: rows, last } = await this.notifications.insertBroadcastBatch(broadcastId, n, after, BROADCAST_BATCH);
+      await Promise.all(rows.map(({ row, unreadCount }) => this.publishNew(row, unreadCount)));
       written += rows.length;
       if (!last) return written;
       after = last;
@@ -108,8 +109,7 @@ export class NotificationService {
     return this.notifications.after(accountId, lastSeq, REPLAY_LIMIT);
   }
 
-  private async publishNew(row: NotificationRow) {
-    const unreadCount = await this.notifications.unreadCount(row.accountId);
+  private async publishNew(row: NotificationRow, unreadCount: number) {
     await this.publish({ accountId: row.accountId, kind: 'notification', notification: toNotification(row), seq: row.seq, unreadCount });
   }
 

@@ -14,7 +14,7 @@ import type { ChargeRefusal, UploadChargeRepository } from '../../repositories/u
 import { newObjectKey, type StorageDriver } from '../../storage/index.js';
 import { secondsUntilNextUtcDay } from '../../time.js';
 import { todayCountOf } from '../accounts/account.service.js';
-import { expiresAtFor } from './expiry.js';
+import { expiresAtFor, expiryTimerDelay } from './expiry.js';
 import { chooseExtension, cleanOriginalName, generateFilename, generateShortCode } from './file-naming.js';
 import type { FileUrls } from '../files/file-urls.js';
 import { type Sniffed, sniffBody, type SniffOptions } from '../media/media-sniffer.js';
@@ -227,7 +227,7 @@ export class UploadService {
   }
 
   private async scheduleExpiry(file: FileRow) {
-    const delay = Math.max(0, file.expiresAt!.getTime() - Date.now());
+    const delay = expiryTimerDelay(file.expiresAt!);
     // The per-minute sweep catches this file anyway if the job is lost; never fail the upload for it.
     await this.deps.jobs.add('file.expire', { fileId: file.id }, { delay, jobId: jobIds.fileExpire(file.id) }).catch((err: unknown) => {
       this.deps.logger.warn({ err, fileId: file.id }, 'could not schedule expiry; the sweep will catch it');

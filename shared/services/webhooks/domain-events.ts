@@ -46,6 +46,18 @@ export class DomainEvents {
     if (owner && files.length > 0) await this.emit(owner.id, type, () => files.map((file) => this.deps.recordOf(file, owner)));
   }
 
+  /** file.* for many owners' files at once (an expiry batch): one query finds the owners that listen. */
+  async filesOfOwners(type: FileEvent, batch: readonly { owner: EventOwner; files: readonly FileRow[] }[]): Promise<void> {
+    let listening: Set<string>;
+    try {
+      listening = await this.deps.deliveries.listenersAmong(batch.map(({ owner }) => owner.id), type);
+    } catch (err) {
+      this.deps.logger.error({ err, type }, 'could not record webhook events');
+      return;
+    }
+    await Promise.all(batch.filter(({ owner }) => listening.has(owner.id)).map(({ owner, files }) => this.files(type, owner, files)));
+  }
+
   /** webhook.test to one of the account's endpoints, whatever it subscribes to; undefined when it has none of that id. */
   async sendTest(accountId: string, endpointId: string): Promise<DeliveryListing | undefined> {
     const body = JSON.stringify({ type: 'webhook.test', timestamp: new Date().toISOString(), data: { endpointId } });

@@ -1,3 +1,4 @@
+import type { StorageDriver } from '../../../storage/index.js';
 import { RENDITION_NAMES, type RenditionName } from './thumbnail-renderer.js';
 
 // Thumbnails and renditions are stored beside their file's object, `objects/{uuid}_{name}`: under
@@ -48,4 +49,12 @@ export function sourceKeyOf(key: string): string {
 /** The prefix of every key stored beside an object (its thumbnails and renditions). */
 export function derivedPrefixOf(objectKey: string): string {
   return `${objectKey}_`;
+}
+
+/**
+ * Deletes stored objects with everything stored beside them, in one listing for all: an object's key
+ * is the prefix of its derived keys, and of no other object's key (every one is `objects/{uuid}`).
+ */
+export function deleteWithDerived(storage: StorageDriver, objectKeys: readonly string[]): Promise<number> {
+  return storage.deletePrefixed(objectKeys);
 }
