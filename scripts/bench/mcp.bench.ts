@@ -1,9 +1,8 @@
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { sql } from 'drizzle-orm';
 import { openDatabase } from '../../shared/db/open-database.js';
-// The client side of OAuth as the tests drive it: discovery, registration, sign-in, consent, code exchange.
-import { ALL_SCOPES, authorizationRequest, discoverFromChallenge, exchangeCode, PageSession, registerClient } from '../../test/helpers/oauth.js';
 import { concurrently, median, percentile } from './lib/load.js';
+import { accessToken, mcpClient } from './lib/mcp-session.js';
 import { startService } from './lib/processes.js';
 import type { BenchRow } from './report.js';
 
@@ -12,27 +11,6 @@ const CALLERS = 8;
 const CALLS_PER_ROUND = 400;
 const ROUNDS = 5;
 const PAGE = 25;
-
-type Revision = '2026-07-28' | '2025-06-18';
-
-/** An MCP client of `revision` with the bearer token: 2026-07-28 sends each request alone, 2025-06-18 initializes first. */
-async function mcpClient(mcpUrl: string, token: string, revision: Revision): Promise<Client> {
-  const options = revision === '2026-07-28' ? { versionNegotiation: { mode: { pin: revision } } } : { supportedProtocolVersions: [revision] };
-  const client = new Client({ name: 'hfs-bench', version: '1.0.0' }, options as ConstructorParameters<typeof Client>[1]);
-  await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
-  return client;
-}
-
-/** A real OAuth access token for every scope, through the real discovery, sign-in and consent pages. */
-async function accessToken(base: string): Promise<string> {
-  const { as } = await discoverFromChallenge(`${base}/mcp`);
-  const client = await registerClient(as, 'http://127.0.0.1:7777/callback', 'Bench Assistant');
-  const browser = new PageSession(base);
-  await browser.signIn('bench', 'bench-pass-123');
-  const request = await authorizationRequest(client, ALL_SCOPES);
-  const { callback } = await browser.authorize(request.url);
-  return (await exchangeCode(client, callback, request)).access_token;
-}
 
 /** `total` calls of `call` by CALLERS callers at once, each its own client; the p50 latency in ms. */
 async function p50Of<T>(clients: T[], call: (client: T) => Promise<unknown>): Promise<number> {
@@ -72,7 +50,7 @@ export async function run(): Promise<{ title: string; rows: BenchRow[] }> {
     await database.close();
 
     const mcpUrl = `${service.url}/mcp`;
-    const token = await accessToken(service.url);
+    const token = await accessToken(service.url, 'bench', 'bench-pass-123');
     const keys = Array.from({ length: CALLERS }, () => service.apiKey);
     const stateless = await Promise.all(keys.map(() => mcpClient(mcpUrl, token, '2026-07-28')));
     const sessions = await Promise.all(keys.map(() => mcpClient(mcpUrl, token, '2025-06-18')));

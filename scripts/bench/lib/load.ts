@@ -69,6 +69,32 @@ export function jpegBody(size: number): { head: Buffer; chunk: Buffer } {
 }
 
 /**
+ * A decodable JPEG of about `bytes` (the closest a JPEG quality gets), `width` wide and 2/3 as high:
+ * soft colour blobs with a fine grain, as a photo compresses, so moderation, thumbnails and
+ * renditions decode and resize real pixels. Every call draws new pixels.
+ */
+export async function realJpeg(bytes: number, width = 1280): Promise<Buffer> {
+  const { default: sharp } = await import('sharp');
+  const height = Math.round((width * 2) / 3);
+  const noise = (w: number, h: number, sigma: number) =>
+    sharp({ create: { width: w, height: h, channels: 3, background: '#000', noise: { type: 'gaussian', mean: 128, sigma } } });
+  const blobs = await sharp(await noise(40, 27, 60).png().toBuffer()).resize(width, height, { kernel: 'cubic' }).raw().toBuffer();
+  const grain = await noise(width, height, 4).raw().toBuffer();
+  const pixels = Buffer.alloc(blobs.length);
+  for (let i = 0; i < pixels.length; i++) pixels[i] = Math.max(0, Math.min(255, blobs[i]! + grain[i]! - 128));
+  const encode = (quality: number) => sharp(pixels, { raw: { width, height, channels: 3 } }).jpeg({ quality }).toBuffer();
+  // The size grows with the quality: the quality whose size is closest to the one asked for.
+  let [low, high] = [10, 95];
+  while (high - low > 1) {
+    const mid = Math.floor((low + high) / 2);
+    if ((await encode(mid)).length <= bytes) low = mid;
+    else high = mid;
+  }
+  const [below, above] = await Promise.all([encode(low), encode(high)]);
+  return Math.abs(below.length - bytes) <= Math.abs(above.length - bytes) ? below : above;
+}
+
+/**
  * POSTs a multipart body with one file part of `size` bytes — `fileHead`, if given, then one reused
  * chunk — so the client never holds the file. Resolves with the status and the elapsed milliseconds.
  */

@@ -6,12 +6,13 @@ import path from 'node:path';
 // type, length and validators, and 304 to a matching If-None-Match. No disk, no database, no
 // routing beyond the last path segment. The serve bench starts it as its own process.
 const dir = process.env.FILES_DIR!;
+const TYPES: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg' };
 const files = new Map(
   readdirSync(dir).map((name) => {
     const file = path.join(dir, name);
     const { size, mtime } = statSync(file);
     const headers = {
-      'content-type': name.endsWith('.png') ? 'image/png' : 'application/octet-stream',
+      'content-type': TYPES[path.extname(name)] ?? 'application/octet-stream',
       'content-length': String(size),
       etag: `"${size.toString(16)}-${mtime.getTime().toString(16)}"`,
       'last-modified': mtime.toUTCString(),

@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { closeSync, openSync } from 'node:fs';
+import { mkdtemp, open, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { setPriority, tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { JobQueues, QUEUE_NAMES } from '../../../shared/jobs.js';
@@ -15,6 +16,18 @@ export { freePort };
 export async function peakRss(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
   return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
+}
+
+/** Resident set size (VmRSS) of a process now, in bytes. */
+export async function currentRss(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
+}
+
+/** CPU time a process has used, all its threads (utime + stime, in clock ticks of 10 ms), in ms. */
+export async function cpuMs(pid: number): Promise<number> {
+  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 /** Resets the process's peak RSS to its current RSS (Linux `clear_refs` 5) and answers that RSS. */
@@ -39,17 +52,52 @@ export function startProcess(script: string, env: Record<string, string>, ready:
   return watchUntilReady(child, script, ready, timeoutMs);
 }
 
+type NpmScript = 'start' | 'web' | 'worker' | 'vision';
+const BUILD_STEP = 'node scripts/build.mjs --if-stale && ';
+let built: Promise<void> | undefined;
+
+function buildOnce(): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['scripts/build.mjs', '--if-stale'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`node scripts/build.mjs --if-stale failed:\n${output}`))));
+  });
+}
+
+/** A process started as its npm script runs it; its stdout (the service's JSON log) goes to `logFile`. */
+export interface BenchProcess {
+  child: ChildProcess;
+  logFile: string;
+}
+
 /**
- * The command `npm start` (or `npm run web`) runs (package.json): it builds dist/ when stale, sets the
+ * The command `npm start` (or `npm run web`, `worker`, `vision`) runs (package.json): it sets the
  * process environment (scripts/process-env.sh) and execs node with the service's flags; BENCH_NODE_ARGS
- * join those.
+ * join those. Its first step, building dist/ when stale, runs once per bench run. Its stdout goes to
+ * a file, as a production log does (nginx's access log is a file too): a pipe would charge reading it
+ * to this process, on the same cores.
  */
-async function startLikeNpmScript(name: 'start' | 'web', env: Record<string, string>, ready: Readiness): Promise<ChildProcess> {
-  const { scripts } = JSON.parse(await readFile('package.json', 'utf8')) as { scripts: Record<typeof name, string> };
-  const command = scripts[name].replace(/\bexec node /, `exec node ${benchNodeArgs} `);
+async function startLikeNpmScript(name: NpmScript, env: Record<string, string>, ready: () => Promise<boolean>): Promise<BenchProcess> {
+  const { scripts } = JSON.parse(await readFile('package.json', 'utf8')) as { scripts: Record<NpmScript, string> };
+  if (!scripts[name].startsWith(BUILD_STEP)) throw new Error(`package.json: the ${name} script no longer starts with "${BUILD_STEP}"`);
+  // Built once per run instead: every process of a run then runs the same dist/, even while sources change.
+  await (built ??= buildOnce());
+  const command = scripts[name].slice(BUILD_STEP.length).replace(/\bexec node /, `exec node ${benchNodeArgs} `);
+  const logFile = path.join((await tempDir(`hfs-bench-${name}-log-`)).dir, 'stdout.log');
+  const fd = openSync(logFile, 'a');
   // exec: the shell becomes the service, so its pid is the service's.
-  const child = spawn('sh', ['-c', command], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  return watchUntilReady(child, name === 'start' ? 'npm start' : `npm run ${name}`, ready, 300_000);
+  const child = spawn('sh', ['-c', command], { env: { ...process.env, ...env }, stdio: ['ignore', fd, 'pipe'] });
+  closeSync(fd);
+  const label = name === 'start' ? 'npm start' : `npm run ${name}`;
+  try {
+    await watchUntilReady(child, label, ready, 300_000);
+  } catch (err) {
+    const log = await readFile(logFile, 'utf8').catch(() => '');
+    throw new Error(`${(err as Error).message}\n${label}'s log:\n${log.slice(-4000)}`, { cause: err });
+  }
+  return { child, logFile };
 }
 
 /** A line the process prints once it is ready, or a check polled until it holds (for a process that says nothing at LOG_LEVEL=warn). */
@@ -75,8 +123,8 @@ async function watchUntilReady(child: ChildProcess, script: string, ready: Readi
         output += d.toString();
         if (typeof ready === 'string' && output.includes(ready)) done();
       };
-      child.stdout!.on('data', onData);
-      child.stderr!.on('data', onData);
+      child.stdout?.on('data', onData);
+      child.stderr?.on('data', onData);
       child.once('exit', (code) => {
         clearTimeout(timer);
         reject(new Error(`${script} exited with ${code}:\n${output ?? ''}`));
@@ -141,6 +189,8 @@ export interface BenchService {
   apiKey: string;
   env: Record<string, string>;
   database: string;
+  /** the service's stdout: its JSON log */
+  logFile: string;
   /** Resolves once the service's queues hold no waiting or running job: its background work is done. */
   idle(): Promise<void>;
   stop(): Promise<void>;
@@ -169,8 +219,9 @@ export async function startService(extraEnv: Record<string, string> = {}): Promi
   };
   const dropDatabase = onCleanup(await benchDatabase(env));
   // As `npm start` runs it (compiled, with its node flags and GLIBC_TUNABLES); the baselines keep
-  // Node's and glibc's defaults.
-  const child = await startLikeNpmScript('start', env, 'is running');
+  // Node's and glibc's defaults. It prints its banner to stdout, which is a file here: asked instead.
+  const { child, logFile } = await startLikeNpmScript('start', env, answersPing(`http://127.0.0.1:${port}`));
+  await expectChildren(child.pid!, Number(env.WEB_CONCURRENCY ?? 1), '`npm start`');
   // The moderation child loads its model after the web says it is running: measuring during that
   // load would charge its CPU to whatever is measured first.
   await waitForOk(`${env.VISION_URL}/health`);
@@ -181,6 +232,7 @@ export async function startService(extraEnv: Record<string, string> = {}): Promi
     apiKey: JSON.parse(created).apiKey,
     env,
     database: env.DATABASE_URL ? 'postgres' : 'pglite',
+    logFile,
     idle: () => queuesIdle(env.REDIS_URL!, env.REDIS_PREFIX ?? 'hfs'),
     async stop() {
       await stopProcess(child);
@@ -193,20 +245,144 @@ export async function startService(extraEnv: Record<string, string> = {}): Promi
 export interface BenchWeb {
   url: string;
   pid: number;
+  /** the process's stdout (its children's too): its JSON log */
+  logFile: string;
   stop(): Promise<void>;
 }
 
 /**
  * A `web` process as `npm run web` runs it beside a service from startService: the same database,
  * Redis, secret and data dir on a port of its own, as production runs several behind a proxy. Stop
- * it before the service (whose stop drops the database).
+ * it before the service (whose stop drops the database). With WEB_CONCURRENCY=N in `extraEnv` it
+ * must run N children (node:cluster) sharing the port, or this throws.
  */
-export async function startWebProcess(service: BenchService, extraEnv: Record<string, string> = {}): Promise<BenchWeb> {
+export async function startWebProcess(service: Pick<BenchService, 'env'>, extraEnv: Record<string, string> = {}): Promise<BenchWeb> {
+  const port = extraEnv.PORT ? Number(extraEnv.PORT) : await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const { child, logFile } = await startLikeNpmScript('web', { ...service.env, PORT: String(port), ...extraEnv }, answersPing(url));
+  await expectChildren(child.pid!, Number(extraEnv.WEB_CONCURRENCY ?? 1), '`web`');
+  return { url, pid: child.pid!, logFile, stop: () => stopProcess(child) };
+}
+
+/**
+ * With WEB_CONCURRENCY=N > 1 a process must serve through N children: the bench compares such a
+ * process with nginx running N workers, so a build that quietly runs one process would pass for N.
+ */
+export async function expectChildren(pid: number, webConcurrency: number, what: string): Promise<void> {
+  if (webConcurrency <= 1) return;
+  // The children say they listen a moment after the port first answers (the primary holds it).
+  const deadline = Date.now() + 60_000;
+  let children = await nodeChildren(pid);
+  while (children.length < webConcurrency && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 200));
+    children = await nodeChildren(pid);
+  }
+  if (children.length < webConcurrency) {
+    throw new Error(
+      `${what} was started with WEB_CONCURRENCY=${webConcurrency} but runs ${children.length} child process(es) of Node: ` +
+        'this build does not run web processes side by side yet (shared/config.ts WEB_CONCURRENCY, node:cluster)',
+    );
+  }
+}
+
+/** The pids of a process's children that run node, but not the moderation service (`npm start`'s child): its web processes. */
+export async function nodeChildren(pid: number): Promise<number[]> {
+  const tasks = await readdir(`/proc/${pid}/task`).catch(() => [] as string[]);
+  const pids = new Set<number>();
+  for (const task of tasks) {
+    const list = await readFile(`/proc/${pid}/task/${task}/children`, 'utf8').catch(() => '');
+    for (const child of list.split(' ').filter(Boolean)) pids.add(Number(child));
+  }
+  const node: number[] = [];
+  for (const child of pids) {
+    const cmdline = await readFile(`/proc/${child}/cmdline`, 'utf8').catch(() => '');
+    if (/(^|\/)node\0/.test(cmdline) && !cmdline.includes('moderation/main')) node.push(child);
+  }
+  return node;
+}
+
+export interface BenchWorker {
+  pid: number;
+  logFile: string;
+  /** Resolves once its queues hold no waiting or running job. */
+  idle(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * A `worker` process (every queue) as `npm run worker` runs it, beside a service from startService.
+ * Give it (and the web processes whose jobs it takes) a REDIS_PREFIX of their own, or the service's
+ * own workers take those jobs too. Ready once a worker listens on each queue.
+ */
+export async function startWorkerProcess(service: Pick<BenchService, 'env'>, extraEnv: Record<string, string> = {}, nice = 0): Promise<BenchWorker> {
+  const env = { ...service.env, ...extraEnv };
+  const prefix = env.REDIS_PREFIX ?? 'hfs';
+  const redis = createRedis(env.REDIS_URL!);
+  const jobs = new JobQueues(redis, prefix);
+  let started: BenchProcess;
+  try {
+    await redis.connect();
+    const listening = async () => (await Promise.all(QUEUE_NAMES.map((name) => jobs.queue(name).getWorkersCount()))).every((n) => n > 0);
+    if (await listening()) throw new Error(`workers already listen on the queues under REDIS_PREFIX ${prefix}: give this worker a prefix of its own`);
+    started = await startLikeNpmScript('worker', env, listening);
+  } finally {
+    await jobs.close();
+    redis.disconnect();
+  }
+  if (nice) setPriority(started.child.pid!, nice);
+  return {
+    pid: started.child.pid!,
+    logFile: started.logFile,
+    idle: () => queuesIdle(env.REDIS_URL!, prefix),
+    stop: () => stopProcess(started.child),
+  };
+}
+
+export interface BenchVision {
+  url: string;
+  pid: number;
+  logFile: string;
+  stop(): Promise<void>;
+}
+
+/** The moderation service as `npm run vision` runs it, on a port of its own; ready once its model is loaded. */
+export async function startVisionProcess(service: Pick<BenchService, 'env'>, extraEnv: Record<string, string> = {}, nice = 0): Promise<BenchVision> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const answers = () => fetch(`${url}/api/ping`).then((r) => r.ok, () => false);
-  const child = await startLikeNpmScript('web', { ...service.env, PORT: String(port), ...extraEnv }, answers);
-  return { url, pid: child.pid!, stop: () => stopProcess(child) };
+  const healthy = () => fetch(`${url}/health`).then((r) => r.ok, () => false);
+  const { child, logFile } = await startLikeNpmScript('vision', { ...service.env, VISION_PORT: String(port), VISION_URL: url, ...extraEnv }, healthy);
+  if (nice) setPriority(child.pid!, nice);
+  return { url, pid: child.pid!, logFile, stop: () => stopProcess(child) };
+}
+
+/**
+ * How many request lines (`"msg":"request"`) a process has logged so far: read on from where the
+ * last call stopped. pino writes asynchronously, so lines of the last moment may still be on their way.
+ */
+export function requestLogCounter(logFile: string): () => Promise<number> {
+  let offset = 0;
+  let count = 0;
+  let partial = '';
+  return async () => {
+    const file = await open(logFile, 'r');
+    try {
+      const buffer = Buffer.alloc(1024 * 1024);
+      for (;;) {
+        const { bytesRead } = await file.read(buffer, 0, buffer.length, offset);
+        if (bytesRead === 0) return count;
+        offset += bytesRead;
+        const lines = (partial + buffer.toString('utf8', 0, bytesRead)).split('\n');
+        partial = lines.pop()!;
+        for (const line of lines) if (line.includes('"msg":"request"')) count += 1;
+      }
+    } finally {
+      await file.close();
+    }
+  };
+}
+
+function answersPing(url: string): () => Promise<boolean> {
+  return () => fetch(`${url}/api/ping`).then((r) => r.ok, () => false);
 }
 
 async function queuesIdle(redisUrl: string, prefix: string, timeoutMs = 300_000) {
@@ -235,7 +411,8 @@ async function waitForOk(url: string, timeoutMs = 120_000) {
   }
 }
 
-async function benchDatabase(env: Record<string, string>): Promise<() => Promise<void>> {
+/** A fresh database on the local PostgreSQL (BENCH_DATABASE_URL) named in `env`; answers its drop. */
+export async function benchDatabase(env: Record<string, string>): Promise<() => Promise<void>> {
   const admin = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const name = `hfs_bench_${process.pid}_${randomBytes(3).toString('hex')}`;
   const client = new pg.Client({ connectionString: admin });
