@@ -76,4 +76,71 @@ describe('FileCache', () => {
     confirmNow(cache);
     expect(cache.get('k')!.filename).to.equal('a.png');
   });
+  describe('misses at once for one key (a hot file while the cache cannot answer)', () => {
+    /** A load that answers when told, counting how many were started. */
+    const gate = (answer: FileRow | undefined) => {
+      const opened: (() => void)[] = [];
+      return {
+        started: () => opened.length,
+        load: () => new Promise<FileRow | undefined>((resolve) => opened.push(() => resolve(answer))),
+        release: () => opened.splice(0).forEach((open) => open()),
+      };
+    };
+    /** A cache that reads through: subscribed, but its last confirmation has lapsed. */
+    const unconfirmed = () => {
+      const cache = new FileCache();
+      cache.resume();
+      return cache;
+    };
+
+    it('share one load of a found row', async () => {
+      const cache = unconfirmed();
+      const db = gate(row('a.png'));
+      const lookups = Array.from({ length: 50 }, () => cache.through('k', db.load));
+      expect(db.started()).to.equal(1);
+      db.release();
+      for (const found of await Promise.all(lookups)) expect(found!.filename).to.equal('a.png');
+    });
+
+    it('load again after an invalidation: a load begun before it may have read the old row', async () => {
+      const cache = unconfirmed();
+      const before = gate(row('old.png'));
+      const first = cache.through('k', before.load);
+      cache.invalidate(['k']);
+      const after = gate(row('new.png'));
+      const second = cache.through('k', after.load);
+      expect([before.started(), after.started()]).to.deep.equal([1, 1]);
+      before.release();
+      after.release();
+      expect((await first)!.filename).to.equal('old.png');
+      expect((await second)!.filename).to.equal('new.png');
+    });
+
+    it('load again when the load in flight is older than a change may go unacknowledged', async () => {
+      const cache = unconfirmed();
+      const slow = gate(row('a.png'));
+      const first = cache.through('k', slow.load);
+      await new Promise((r) => setTimeout(r, 260));
+      const fresh = gate(row('a.png'));
+      const second = cache.through('k', fresh.load);
+      expect(fresh.started()).to.equal(1);
+      slow.release();
+      fresh.release();
+      await Promise.all([first, second]);
+    });
+
+    it('never share a miss: an upload answered meanwhile is served at once', async () => {
+      const cache = unconfirmed();
+      const missing = gate(undefined);
+      const first = cache.through('k', missing.load);
+      const stored = gate(row('new.png'));
+      const second = cache.through('k', stored.load);
+      missing.release();
+      await new Promise((r) => setImmediate(r));
+      expect(stored.started()).to.equal(1);
+      stored.release();
+      expect(await first).to.equal(undefined);
+      expect((await second)!.filename).to.equal('new.png');
+    });
+  });
 });

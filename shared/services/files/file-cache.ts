@@ -4,6 +4,10 @@ import { FileBodyCache } from './file-body-cache.js';
 const MAX_ENTRIES = 10_000;
 // The bound on staleness should a change's message ever be missed without the subscription dropping.
 const TTL_MS = 10_000;
+// A lookup may share a load of the same key started this recently. A change answered without this
+// process's acknowledgement waited 250 ms after its commit (CachePurgeService's ACK_TIMEOUT_MS), so a
+// load younger than that began after any change answered before the lookup arrived.
+const JOIN_MS = 200;
 
 /** The cache key of a lookup by name: an account's file (by account id), or an anonymous upload (null). */
 export function nameKey(accountId: string | null, filename: string): string {
@@ -35,6 +39,8 @@ export class FileCache {
   // On the monotonic clock (performance.now), which runs on while the process is stopped.
   private liveSince = 0;
   private confirmedUntil = 0;
+  // Loads in flight by key: a burst of misses for one hot file (a lapsed confirmation under load) makes one query.
+  private readonly loading = new Map<string, { generation: number; startedAt: number; row: Promise<FileRow | undefined> }>();
 
   /** `bodies`: the bytes of small hot files, dropped with their file's lookups. */
   constructor(readonly bodies = new FileBodyCache(0, 0)) {}
@@ -62,13 +68,28 @@ export class FileCache {
   async through(key: string, load: () => Promise<FileRow | undefined>): Promise<FileRow | undefined> {
     const cached = this.get(key);
     if (cached) return cached;
-    const generation = this.generation;
-    const row = await load();
-    if (row && this.live && generation === this.generation) {
-      this.entries.set(key, { value: row, until: performance.now() + TTL_MS });
-      if (this.entries.size > MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
+    const now = performance.now();
+    const inFlight = this.loading.get(key);
+    if (inFlight && inFlight.generation === this.generation && now - inFlight.startedAt < JOIN_MS) {
+      // A miss may predate an upload answered since, which no invalidation announces: only a hit is shared.
+      const shared = await inFlight.row;
+      if (shared) return shared;
     }
-    return row;
+    const generation = this.generation;
+    const row = load().then((found) => {
+      if (found && this.live && generation === this.generation) {
+        this.entries.set(key, { value: found, until: performance.now() + TTL_MS });
+        if (this.entries.size > MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
+      }
+      return found;
+    });
+    const entry = { generation, startedAt: now, row };
+    this.loading.set(key, entry);
+    try {
+      return await row;
+    } finally {
+      if (this.loading.get(key) === entry) this.loading.delete(key);
+    }
   }
 
   invalidate(keys: readonly string[], objectKeys: readonly string[] = []): void {
