@@ -125,8 +125,12 @@ export class LocalDriver implements StorageDriver {
         else doomed.push(key);
       }
     }
-    for (let i = 0; i < doomed.length; i += DELETES_AT_ONCE) await Promise.all(doomed.slice(i, i + DELETES_AT_ONCE).map((key) => this.delete(key)));
+    await this.deleteMany(doomed);
     return doomed.length;
+  }
+
+  async deleteMany(keys: readonly string[]): Promise<void> {
+    for (let i = 0; i < keys.length; i += DELETES_AT_ONCE) await Promise.all(keys.slice(i, i + DELETES_AT_ONCE).map((key) => this.delete(key)));
   }
 
   /** Objects under the directory `dirKey` (a key prefix ending in '/', or '' for the root). */

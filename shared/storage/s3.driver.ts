@@ -130,14 +130,17 @@ export class S3Driver implements StorageDriver {
         }),
       );
     }
-    const keys = [...found];
+    await this.deleteMany([...found]);
+    return found.size;
+  }
+
+  async deleteMany(keys: readonly string[]): Promise<void> {
     for (let i = 0; i < keys.length; i += DELETE_BATCH) {
       const batch = keys.slice(i, i + DELETE_BATCH);
       const res = await this.client.send(new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } }));
       const failed = res.Errors ?? [];
       if (failed.length > 0) throw new Error(`S3 could not delete ${failed.length} object(s), e.g. ${failed[0]!.Key}: ${failed[0]!.Code} ${failed[0]!.Message}`);
     }
-    return keys.length;
   }
 
   async close(): Promise<void> {

@@ -70,5 +70,7 @@ export interface StorageDriver {
    * disk once per prefix.
    */
   deletePrefixed(prefixes: readonly string[]): Promise<number>;
+  /** Deletes these objects, as few requests as the store allows; a missing one is no error. */
+  deleteMany(keys: readonly string[]): Promise<void>;
   close?(): Promise<void>;
 }

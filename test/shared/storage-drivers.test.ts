@@ -6,6 +6,7 @@ import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { isAppError } from '../../shared/errors.js';
+import { deleteWithDerived } from '../../shared/services/media/thumbnails/thumbnail-keys.js';
 import { LocalDriver } from '../../shared/storage/local.driver.js';
 import { S3Driver } from '../../shared/storage/s3.driver.js';
 import { newObjectKey, type ListedObject, type StorageDriver } from '../../shared/storage/index.js';
@@ -190,6 +191,30 @@ for (const driverCase of cases) {
       expect(await driver.deletePrefixed([])).to.equal(0);
       expect(await driver.deletePrefixed([kept])).to.equal(2);
     });
+
+    it('deletes many objects by name at once, missing ones too, and nothing else', async () => {
+      const gone = Array.from({ length: 3 }, () => newObjectKey());
+      const kept = newObjectKey();
+      for (const key of [...gone, kept]) await driver.put(key, Readable.from([Buffer.from(key)]));
+      await driver.deleteMany([...gone, `${gone[0]}_never-made`, newObjectKey()]);
+      for (const key of gone) expect(await driver.head(key), key).to.equal(null);
+      expect(await driver.head(kept)).to.not.equal(null);
+      await driver.deleteMany([]);
+      await driver.delete(kept);
+    });
+
+    for (const count of [1, 6]) {
+      it(`deletes ${count} object(s) with their thumbnails and renditions (deleteWithDerived), and nothing else`, async () => {
+        const gone = Array.from({ length: count }, () => newObjectKey());
+        const kept = newObjectKey();
+        const stored = [...gone.flatMap((key) => [key, `${key}_small`, `${key}_preview`, `${key}_w640-q80-webp`, `${key}_w0-qd-gif`]), kept, `${kept}_small`];
+        for (const key of stored) await driver.put(key, Readable.from([Buffer.from(key)]));
+        await deleteWithDerived(driver, gone);
+        const left = (await listAll(driver, 'objects/')).map((o) => o.key).filter((key) => stored.includes(key));
+        expect(left.sort()).to.deep.equal([kept, `${kept}_small`].sort());
+        await driver.deletePrefixed([kept]);
+      });
+    }
 
     it('streams a 64 MB body in and out byte for byte (its memory cost is measured by npm run bench -- storage)', async () => {
       const key = newObjectKey();

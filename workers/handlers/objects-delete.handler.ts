@@ -2,5 +2,6 @@ import { deleteWithDerived } from '../../shared/services/media/thumbnails/thumbn
 import type { JobHandler } from '../handler.js';
 
 export const objectsDelete: JobHandler<'objects.delete'> = async ({ keys }, { container }) => {
-  return { deleted: await deleteWithDerived(container.storage, keys) };
+  await deleteWithDerived(container.storage, keys);
+  return { objects: keys.length };
 };

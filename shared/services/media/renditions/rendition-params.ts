@@ -97,6 +97,14 @@ export function variantName(variant: RenditionVariant): string {
   return `w${variant.width ?? 0}-q${variant.quality ?? 'd'}-${variant.format}`;
 }
 
+/** Every name a stored variant can have (390): what may be stored beside an object, made or not. */
+export function allVariantNames(): string[] {
+  const formats: OutputFormat[] = ['webp', 'avif', 'jpeg', 'png', 'gif'];
+  const widths = [undefined, ...RENDITION_WIDTHS];
+  const qualities = [undefined, ...RENDITION_QUALITIES];
+  return widths.flatMap((width) => qualities.flatMap((quality) => formats.map((format) => variantName({ width, quality, format, variesByAccept: false }))));
+}
+
 /**
  * The queries that name a stored variant (by its `variantName`) as links carry them, in canonical
  * order: what a CDN may have cached it under, to purge.

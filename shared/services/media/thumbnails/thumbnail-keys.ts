@@ -1,4 +1,5 @@
 import type { StorageDriver } from '../../../storage/index.js';
+import { allVariantNames } from '../renditions/rendition-params.js';
 import { RENDITION_NAMES, type RenditionName } from './thumbnail-renderer.js';
 
 // Thumbnails and renditions are stored beside their file's object, `objects/{uuid}_{name}`: under
@@ -51,10 +52,21 @@ export function derivedPrefixOf(objectKey: string): string {
   return `${objectKey}_`;
 }
 
+// Up to this many objects, their derived keys are deleted by name; more, by one listing for all.
+const BY_NAME_AT_MOST = 4;
+
 /**
- * Deletes stored objects with everything stored beside them, in one listing for all: an object's key
- * is the prefix of its derived keys, and of no other object's key (every one is `objects/{uuid}`).
+ * Deletes stored objects with everything stored beside them. For a few objects (a file's delete or
+ * replace), every key a thumbnail or rendition can have is deleted by name: listing the prefix reads
+ * a whole directory on local disk (a second at a million objects). For a batch (an expiry sweep's),
+ * one listing for all: an object's key is the prefix of its derived keys and of no other object's.
+ * Whatever the names miss (an allow-list since shortened) is an orphan the hourly sweep removes.
  */
-export function deleteWithDerived(storage: StorageDriver, objectKeys: readonly string[]): Promise<number> {
-  return storage.deletePrefixed(objectKeys);
+export async function deleteWithDerived(storage: StorageDriver, objectKeys: readonly string[]): Promise<void> {
+  if (objectKeys.length > BY_NAME_AT_MOST) {
+    await storage.deletePrefixed(objectKeys);
+    return;
+  }
+  const derivedNames = [...RENDITION_NAMES, ...allVariantNames()];
+  await storage.deleteMany(objectKeys.flatMap((key) => [key, ...derivedNames.map((name) => `${derivedPrefixOf(key)}${name}`)]));
 }
