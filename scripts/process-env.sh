@@ -6,7 +6,8 @@
 # and again; and buffers below 4 MiB come from that heap (setting the trim threshold turns off
 # glibc's own raising of the mmap threshold: each 256 KiB read of a served file was an mmap, half the
 # speed of serving big files). An operator's own GLIBC_TUNABLES wins; other C libraries ignore it.
-: "${GLIBC_TUNABLES:=glibc.malloc.trim_threshold=67108864:glibc.malloc.mmap_threshold=4194304}"
+# Two arenas: one per libvips (sharp) thread, each keeping that much, made the worker's RSS climb.
+: "${GLIBC_TUNABLES:=glibc.malloc.trim_threshold=67108864:glibc.malloc.mmap_threshold=4194304:glibc.malloc.arena_max=2}"
 export GLIBC_TUNABLES
 # Stack traces in logs name the TypeScript sources (dist/ carries source maps).
 case " ${NODE_OPTIONS:-} " in *" --enable-source-maps "*) ;; *) export NODE_OPTIONS="--enable-source-maps${NODE_OPTIONS:+ $NODE_OPTIONS}" ;; esac

@@ -6,7 +6,7 @@ const PROCFILE = ['Procfile web', 'Procfile worker', 'Procfile vision', 'Procfil
 const NPM = ['npm start', 'npm run web', 'npm run worker', 'npm run vision', 'npm run release', 'npm run admin'];
 // The processes that stream file bodies (npm start is web and workers in one).
 const STREAMING = ['Procfile web', 'Procfile worker', 'npm start', 'npm run web', 'npm run worker'];
-const TRIM_THRESHOLD = 'glibc.malloc.trim_threshold=67108864:glibc.malloc.mmap_threshold=4194304';
+const TRIM_THRESHOLD = 'glibc.malloc.trim_threshold=67108864:glibc.malloc.mmap_threshold=4194304:glibc.malloc.arena_max=2';
 const COMPILED_ENTRY = /\bnode(?: --[\w-]+(?:=\S+)?)* (dist\/\S+\.js)$/;
 
 /** What the program a command starts sees: its compiled entry swapped for one that prints its environment and flags. */
@@ -41,7 +41,7 @@ describe('How processes start: the Procfile and npm scripts', function () {
       const seen = await seenBy(name, withoutTunables);
       expect(seen.execArgv, name).to.deep.equal(['--heap-growing-percent=200']);
       expect(seen.tunables, name).to.equal(TRIM_THRESHOLD);
-      expect((await seenBy(name, { ...withoutTunables, GLIBC_TUNABLES: 'glibc.malloc.arena_max=2' })).tunables, name).to.equal('glibc.malloc.arena_max=2');
+      expect((await seenBy(name, { ...withoutTunables, GLIBC_TUNABLES: 'glibc.malloc.arena_max=4' })).tunables, name).to.equal('glibc.malloc.arena_max=4');
     }
     expect((await seenBy('Procfile vision', withoutTunables)).tunables).to.equal(TRIM_THRESHOLD);
   });

@@ -132,19 +132,20 @@ export function shareLinks(ctx: SoakContext): Promise<void> {
       const link: TrackedLink = { id, account: file.account, views: 0, revoked: false };
       ctx.ledger.links.push(link);
       const headers = password ? { 'x-share-password': password } : undefined;
+      const route = password ? 'share-link-view-password' : 'share-link-view';
       const views = limited ? 3 : 1 + (n % 2);
       for (let i = 0; i < views; i++) {
-        const res = await ctx.client.call('share-link-view', ctx.client.on(url, ctx.client.web()), { headers }, [limited && i >= 2 ? 410 : 200]);
+        const res = await ctx.client.call(route, ctx.client.on(url, ctx.client.web()), { headers }, [limited && i >= 2 ? 410 : 200]);
         if (res?.status !== 200) continue;
         link.views += 1;
-        if (sha256(res.body) !== file.sha256) ctx.recorder.fault('share-link-view', `${file.filename}: the link served other bytes`);
+        if (sha256(res.body) !== file.sha256) ctx.recorder.fault(route, `${file.filename}: the link served other bytes`);
       }
       if (n % 5 === 0) await ctx.client.call('share-link-list', `${ctx.client.web()}/api/user/share-links`, { key });
       if (n % 3 !== 1) return;
       const revoked = await ctx.client.call('share-link-revoke', `${ctx.client.web()}/api/user/share-links/${id}`, { method: 'DELETE', key });
       if (!revoked?.ok) return;
       link.revoked = true;
-      await ctx.client.call('share-link-view', ctx.client.on(url, ctx.client.otherThan(web)), { headers }, [404]);
+      await ctx.client.call(route, ctx.client.on(url, ctx.client.otherThan(web)), { headers }, [404]);
     });
   });
 }

@@ -45,6 +45,8 @@ export const P99_TARGETS_MS: Record<string, number> = {
   delete: 200,
   'share-link-create': 200,
   'share-link-view': 100,
+  // The password is checked by its deliberately slow key derivation (scrypt), as at sign-in.
+  'share-link-view-password': 300,
   'share-link-revoke': 200,
   'share-link-list': 100,
   'poll-vote': 200,
