@@ -73,6 +73,15 @@ const focusedName = (page: Page) =>
 
 const waitForText = (scope: Locator | Page, text: string | RegExp) => scope.getByText(text).first().waitFor();
 
+/** Waits until the keyboard is on the element named `name` (focus moves as the page re-renders), then answers the name it is on. */
+async function focusSettlesOn(page: Page, name: string): Promise<string> {
+  await page.waitForFunction((wanted) => {
+    const el = (globalThis as unknown as { document: { activeElement: { getAttribute(n: string): string | null } | null } }).document.activeElement;
+    return el?.getAttribute('aria-label') === wanted;
+  }, name, { timeout: 5000 }).catch(() => undefined);
+  return focusedName(page);
+}
+
 describe('dashboard: the account pages in a real browser', function () {
   this.timeout(120_000);
   const ctx = useBrowserEnv();
@@ -441,7 +450,7 @@ describe('dashboard: the account pages in a real browser', function () {
       await screenshot(page, 'account-folder-settings');
       await page.keyboard.press('Escape');
       await dialog.waitFor({ state: 'detached' });
-      expect(await focusedName(page)).to.equal('Folder actions: Holidays');
+      expect(await focusSettlesOn(page, 'Folder actions: Holidays')).to.equal('Folder actions: Holidays');
       await finish(page);
     });
 

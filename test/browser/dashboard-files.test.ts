@@ -249,6 +249,10 @@ describe('the dashboard: files and uploads in a real browser', function () {
 
       // The empty state's way out.
       await page.getByRole('button', { name: 'Clear search' }).click();
+      // The field is cleared as the page re-renders, not within the click.
+      await page
+        .waitForFunction(() => (globalThis as unknown as { document: { querySelector(s: string): { value: string } | null } }).document.querySelector('#file-search')?.value === '', undefined, { timeout: 5000 })
+        .catch(() => undefined);
       expect(await page.inputValue('#file-search')).to.equal('');
       await waitForTiles(page, 3);
       await page.selectOption('#file-sort', 'size-desc');
