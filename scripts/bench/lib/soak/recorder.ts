@@ -1,10 +1,13 @@
 import { percentile } from '../load.js';
 
-/** One line of the soak's CSV: a process's RSS, a web process's V8 heap in use, or one route's requests in one window. */
+/**
+ * One line of the soak's CSV: a process's RSS, a web process's V8 heap in use (`heap`) or its memory
+ * outside that heap, Buffers included (`external`, in the heap_mb column), or one route's requests in one window.
+ */
 export interface Sample {
   /** seconds since the traffic started */
   t: number;
-  kind: 'rss' | 'heap' | 'route';
+  kind: 'rss' | 'heap' | 'external' | 'route';
   /** the process (web-1, worker, …) or the route (serve-hot, upload-tus, …) */
   name: string;
   rssMb?: number;
@@ -99,8 +102,8 @@ export class Recorder {
     this.samples.push({ t: this.now(), kind: 'rss', name, rssMb: bytes / 1024 / 1024 });
   }
 
-  heap(name: string, bytes: number): void {
-    this.samples.push({ t: this.now(), kind: 'heap', name, heapMb: bytes / 1024 / 1024 });
+  heap(name: string, bytes: number, kind: 'heap' | 'external' = 'heap'): void {
+    this.samples.push({ t: this.now(), kind, name, heapMb: bytes / 1024 / 1024 });
   }
 
   /** Closes the window: one sample per route that had requests in it. */
