@@ -8,7 +8,9 @@ import { SecretBox } from '../../shared/crypto.js';
 import { openDatabase } from '../../shared/db/open-database.js';
 import { onCleanup } from './lib/cleanup.js';
 import { median, percentile } from './lib/load.js';
-import { benchDatabase, cpuMs, currentRss, freePort, startService, startWebProcess, tempDir } from './lib/processes.js';
+import { benchDatabase } from './lib/bench-database.js';
+import { freePort, startService, startWebProcess, tempDir } from './lib/processes.js';
+import { cpuMs, currentRss } from './lib/proc-stats.js';
 import type { BenchRow } from './report.js';
 
 const run$ = promisify(execFile);

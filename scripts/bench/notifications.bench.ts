@@ -6,7 +6,8 @@ import { openDatabase } from '../../shared/db/open-database.js';
 import { JobQueues } from '../../shared/jobs.js';
 import { createRedis } from '../../shared/redis.js';
 import { percentile } from './lib/load.js';
-import { cpuMs, currentRss, runScript, startService, startWebProcess } from './lib/processes.js';
+import { runScript, startService, startWebProcess } from './lib/processes.js';
+import { cpuMs, currentRss } from './lib/proc-stats.js';
 import type { BenchRow } from './report.js';
 
 // Scale knobs for quick runs; the figures are 10k accounts, each with one open stream.

@@ -1,10 +1,9 @@
-import { readFile, writeFile } from 'node:fs/promises';
-import { request } from 'node:http';
+import { writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import path from 'node:path';
-import { exampleConfig, hasNginx, nginxVersion, startNginx, type RunningNginx } from '../lib/nginx.js';
-import { onCleanup } from './lib/cleanup.js';
-import { imageChunk, median, multipartUpload, realJpeg } from './lib/load.js';
+import { exampleConfig, hasNginx, nginxVersion } from '../lib/nginx.js';
+import { complaints, launchNginx, logsOf, staticServer } from './lib/bench-nginx.js';
+import { get, imageChunk, median, multipartUpload, realJpeg } from './lib/load.js';
 import {
   type BenchService,
   type BenchWeb,
@@ -95,8 +94,8 @@ export async function run(): Promise<{ title: string; rows: BenchRow[] }> {
     // The same bytes under the same names and paths for the baselines.
     const copies = await tempDir('hfs-bench-static-');
     for (const key of ['small', 'big'] as const) await writeFile(path.join(copies.dir, names[key]), bytes[key]);
-    const nginx1 = await launchNginx((port) => staticServer(port, copies.dir), 1);
-    const nginx2 = await launchNginx((port) => staticServer(port, copies.dir), PROCESSES);
+    const nginx1 = await launchNginx((port) => staticServer(port, copies.dir, ACCESS_LOG), 1);
+    const nginx2 = await launchNginx((port) => staticServer(port, copies.dir, ACCESS_LOG), PROCESSES);
     const memoryPort = await freePort();
     const memory = await startProcess('scripts/bench/lib/memory-file-server.ts', { PORT: String(memoryPort), FILES_DIR: copies.dir }, 'ready');
     const web1 = await startWebProcess(service);
@@ -263,29 +262,6 @@ function contender(name: string, urls: Contender['urls'], logs: string[] = []): 
   return { name, urls, logs };
 }
 
-/** A server block as a default static server has it: the copies under the service's own paths. */
-function staticServer(port: number, dir: string): string {
-  return `server {
-    listen 127.0.0.1:${port};
-    ${ACCESS_LOG === 'off' ? 'access_log off;' : ''}
-    sendfile on;
-    tcp_nopush on;
-    location /u/bench/ { alias ${dir}/; }
-  }`;
-}
-
-/** nginx's error log and access log (the launcher's default name, or the example config's). */
-function logsOf(nginx: RunningNginx, accessLog = 'access.log'): string[] {
-  return [path.join(nginx.dir, 'logs', 'error.log'), path.join(nginx.dir, 'logs', accessLog)];
-}
-
-async function launchNginx(http: (port: number) => string | Promise<string>, workerProcesses: number): Promise<RunningNginx> {
-  const port = await freePort();
-  const nginx = await startNginx({ port, http: await http(port), workerProcesses, parent: (await tempDir('hfs-bench-nginx-')).dir });
-  onCleanup(() => nginx.stop());
-  return nginx;
-}
-
 /**
  * Before anything is measured: each file whole with status 200, 304 for its own ETag, and the
  * rendition (where asked for) a WebP of the asked width. Answers the rendition's bytes.
@@ -333,23 +309,6 @@ async function prime(c: Contender, file: FileKey) {
   }
 }
 
-/**
- * A plain GET, as wrk sends it. Not fetch(): it adds `Cache-Control: no-cache` to conditional
- * requests, and the service rightly answers those with the whole file.
- */
-function get(url: string, headers: Record<string, string> = {}, agent?: false): Promise<{ status: number; headers: Record<string, string | undefined>; body: Buffer }> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { headers, ...(agent === false ? { agent } : {}) }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers as Record<string, string | undefined>, body: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
-
 async function measure(run: Run, scenario: Scenario, seconds: number, again = true): Promise<WrkResult> {
   const { contender: c, file } = run;
   const headers = scenario.revalidate ? { 'If-None-Match': c.etag! } : undefined;
@@ -368,17 +327,6 @@ async function measure(run: Run, scenario: Scenario, seconds: number, again = tr
     return measure(run, scenario, seconds, false);
   }
   return result;
-}
-
-/** What a log says besides requests answered with 2xx or 3xx: its last other lines, and the requests answered otherwise. */
-async function complaints(logFile: string): Promise<string> {
-  const text = await readFile(logFile, 'utf8').catch(() => '');
-  // The service's request lines and nginx's access lines (combined format).
-  const isRequest = (line: string) => line.includes('"msg":"request"') || /^\S+ - \S+ \[/.test(line);
-  const lines = text.split('\n').filter(Boolean);
-  const failed = lines.filter((line) => isRequest(line) && (/"status":[45]\d\d/.test(line) || /" [45]\d\d \d+ /.test(line)));
-  const other = lines.filter((line) => !isRequest(line));
-  return [...other.slice(-10), `${failed.length} requests answered with 4xx or 5xx${failed.length ? `, the last: ${failed.at(-1)}` : ''}`].join('\n');
 }
 
 /** The service's log must hold a request line per answer (the async writer's last lines given a moment). */

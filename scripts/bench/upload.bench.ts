@@ -1,18 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { Agent } from 'node:http';
 import { loadavg } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
-import { concurrently, imageChunk, jpegBody, median, multipartUpload, percentile, realJpeg, tusUpload } from './lib/load.js';
+import { imageChunk, jpegBody, median, multipartUpload, percentile, realJpeg, tusUpload } from './lib/load.js';
 import {
   type BenchService,
   freePort,
-  peakRss,
-  resetPeakRss,
   startProcess,
   startService,
   startVisionProcess,
@@ -21,6 +18,8 @@ import {
   stopProcess,
   tempDir,
 } from './lib/processes.js';
+import { peakRss, resetPeakRss } from './lib/proc-stats.js';
+import { CONCURRENCY, pairedRatio, printRounds, smallContender, type SmallContender, smallRounds } from './lib/upload-rounds.js';
 import type { BenchRow } from './report.js';
 
 const MB = 1024 * 1024;
@@ -30,7 +29,6 @@ const BIG_WARMUP_ROUNDS = 2;
 const SMALL = 100 * 1024;
 const SMALL_ROUNDS = 8;
 const SMALL_PER_ROUND = 800;
-const CONCURRENCY = 32;
 // Real JPEGs: every upload costs the model ~70 ms of CPU afterwards, so fewer and shorter rounds.
 const IMAGE_ROUNDS = 5;
 const IMAGE_PER_ROUND = 200;
@@ -67,17 +65,6 @@ async function startBaseline(script: string) {
       await uploads.remove();
     },
   };
-}
-
-/** The median over rounds of `a[round] / b[round]`. */
-function pairedRatio(a: number[], b: number[]): number {
-  return median(a.map((value, round) => value / b[round]!));
-}
-
-/** Each contender's figure of every round, in the order the rounds ran: the spread behind a median. */
-function printRounds(title: string, rounds: Record<string, number[]>, figure: (value: number) => number, digits = 0) {
-  const lines = Object.entries(rounds).map(([name, values]) => `${name} ${values.map((v) => figure(v).toFixed(digits)).join(' ')}`);
-  process.stdout.write(`  ${title}: ${lines.join('; ')}\n`);
 }
 
 /**
@@ -249,68 +236,6 @@ async function bigUploads(service: BenchService, chunk: Buffer): Promise<BenchRo
     { name: '512 MiB upload, service peak RSS growth', value: rssGrowth / MB, unit: 'MB', target: ['<=', 32] },
   );
   return rows;
-}
-
-interface SmallContender {
-  name: string;
-  url: string;
-  key?: string;
-  body: { chunk: Buffer; type: 'png' | 'jpeg' };
-  /** its queues empty: what its uploads queued is done */
-  idle?: () => Promise<void>;
-  /** stops and restarts its background processes around a measured round (work on other cores) */
-  aside?: { stop(): void; resume(): void };
-  /** per round: uploads a second, the round's own p99 / p50, and the seconds until its queued work was done */
-  rps: number[];
-  tails: number[];
-  catchUp: number[];
-  latencies: number[];
-}
-
-function smallContender(name: string, url: string, body: SmallContender['body'], service?: { apiKey: string; idle(): Promise<void> }): SmallContender {
-  return { name, url, body, ...(service ? { key: service.apiKey, idle: () => service.idle() } : {}), rps: [], tails: [], catchUp: [], latencies: [] };
-}
-
-/**
- * 100 KB uploads, CONCURRENCY at once, in interleaved rounds of `perRound` after `warmup` unmeasured
- * ones each. Rounds alternate who goes first; none starts before every contender's queues are empty
- * (the time the last one took to empty its own is its catch-up), and nobody's files are deleted
- * until all rounds are done: ext4 skips inodes freed in the last minutes when it creates files, so
- * whoever ran right after a mass delete would pay for it.
- */
-async function smallRounds(title: string, contenders: SmallContender[], rounds: number, perRound: number, warmup: number) {
-  const allIdle = () => Promise.all(contenders.map((c) => c.idle?.()));
-  const measure = async (contender: SmallContender, total: number) => {
-    const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-    let failure: string | undefined;
-    const call = async () => {
-      const res = await multipartUpload(contender.url, contender.body.chunk.length, { ...contender.body, agent, ...(contender.key ? { key: contender.key } : {}) });
-      if (res.status !== 200) failure ??= `${res.status} ${res.body.slice(0, 500)}`;
-      return res;
-    };
-    const result = await concurrently(total, CONCURRENCY, call);
-    agent.destroy();
-    if (result.failures > 0) throw new Error(`${contender.name}: ${result.failures} small uploads failed at ${contender.url}, the first with ${failure}`);
-    return result;
-  };
-  for (const contender of contenders) await measure(contender, warmup);
-  await allIdle();
-  for (let round = 0; round < rounds; round++) {
-    for (let i = 0; i < contenders.length; i++) {
-      const contender = contenders[(round + i) % contenders.length]!;
-      contender.aside?.stop();
-      const result = await measure(contender, perRound).finally(() => contender.aside?.resume());
-      contender.rps.push(perRound / result.seconds);
-      contender.tails.push(percentile(result.latencies, 99) / percentile(result.latencies, 50));
-      contender.latencies.push(...result.latencies);
-      const ended = performance.now();
-      await contender.idle?.();
-      contender.catchUp.push((performance.now() - ended) / 1000);
-      await allIdle();
-    }
-    const figures = contenders.map((c) => `${c.name} ${c.rps[round]!.toFixed(0)} req/s${c.idle ? ` (queues empty ${c.catchUp[round]!.toFixed(1)} s later)` : ''}`);
-    process.stdout.write(`  ${title}, round ${round + 1}: ${figures.join('; ')}\n`);
-  }
 }
 
 /**

@@ -73,7 +73,8 @@ async function dropStaleDatabases(adminUrl: string) {
   });
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process with this pid is running (signal 0 checks without sending). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -5,7 +5,7 @@ import { request as httpRequest } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { databaseKind, needsPostgres, preparedScriptEnv, testRedisUrl } from '../helpers/engines.js';
+import { databaseKind, isAlive, needsPostgres, preparedScriptEnv, testRedisUrl } from '../helpers/engines.js';
 import { eventually } from '../helpers/eventually.js';
 import { freePort } from '../helpers/ports.js';
 import { heldUpload, startCommand, startProcfile, type StartedProcess } from '../helpers/processes.js';
@@ -124,15 +124,6 @@ async function descendantsOf(root: number): Promise<number[]> {
   }
   const below = (pid: number): number[] => [...parents].filter(([, parent]) => parent === pid).flatMap(([child]) => [child, ...below(child)]);
   return below(root);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 describe('WEB_CONCURRENCY: several web processes share PORT', function () {

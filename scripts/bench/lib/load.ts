@@ -213,3 +213,20 @@ export async function tusUpload(endpoint: string, file: string, options: { key: 
     upload.start();
   });
 }
+
+/**
+ * A plain GET, as wrk sends it. Not fetch(): it adds `Cache-Control: no-cache` to conditional
+ * requests, and the service rightly answers those with the whole file.
+ */
+export function get(url: string, headers: Record<string, string> = {}, agent?: false): Promise<{ status: number; headers: Record<string, string | undefined>; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { headers, ...(agent === false ? { agent } : {}) }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers as Record<string, string | undefined>, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}

@@ -1,41 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { closeSync, openSync } from 'node:fs';
-import { mkdtemp, open, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, open, readFile, rm } from 'node:fs/promises';
 import { setPriority, tmpdir } from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { JobQueues, QUEUE_NAMES } from '../../../shared/jobs.js';
 import { createRedis } from '../../../shared/redis.js';
 import { freePort } from '../../lib/ports.js';
+import { benchDatabase } from './bench-database.js';
 import { onCleanup } from './cleanup.js';
+import { nodeChildren } from './proc-stats.js';
 
 export { freePort };
-
-/** Peak resident set size (VmHWM) of a process, in bytes. */
-export async function peakRss(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
-}
-
-/** Resident set size (VmRSS) of a process now, in bytes. */
-export async function currentRss(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
-}
-
-/** CPU time a process has used, all its threads (utime + stime, in clock ticks of 10 ms), in ms. */
-export async function cpuMs(pid: number): Promise<number> {
-  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
-/** Resets the process's peak RSS to its current RSS (Linux `clear_refs` 5) and answers that RSS. */
-export async function resetPeakRss(pid: number): Promise<number> {
-  await writeFile(`/proc/${pid}/clear_refs`, '5');
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
-}
 
 const stops = new WeakMap<ChildProcess, () => Promise<void>>();
 
@@ -285,22 +260,6 @@ export async function expectChildren(pid: number, webConcurrency: number, what: 
   }
 }
 
-/** The pids of a process's children that run node, but not the moderation service (`npm start`'s child): its web processes. */
-export async function nodeChildren(pid: number): Promise<number[]> {
-  const tasks = await readdir(`/proc/${pid}/task`).catch(() => [] as string[]);
-  const pids = new Set<number>();
-  for (const task of tasks) {
-    const list = await readFile(`/proc/${pid}/task/${task}/children`, 'utf8').catch(() => '');
-    for (const child of list.split(' ').filter(Boolean)) pids.add(Number(child));
-  }
-  const node: number[] = [];
-  for (const child of pids) {
-    const cmdline = await readFile(`/proc/${child}/cmdline`, 'utf8').catch(() => '');
-    if (/(^|\/)node\0/.test(cmdline) && !cmdline.includes('moderation/main')) node.push(child);
-  }
-  return node;
-}
-
 export interface BenchWorker {
   pid: number;
   logFile: string;
@@ -409,32 +368,6 @@ async function waitForOk(url: string, timeoutMs = 120_000) {
     if (Date.now() > deadline) throw new Error(`${url} did not answer within ${timeoutMs / 1000} s`);
     await new Promise((r) => setTimeout(r, 200));
   }
-}
-
-/** A fresh database on the local PostgreSQL (BENCH_DATABASE_URL) named in `env`; answers its drop. */
-export async function benchDatabase(env: Record<string, string>): Promise<() => Promise<void>> {
-  const admin = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-  const name = `hfs_bench_${process.pid}_${randomBytes(3).toString('hex')}`;
-  const client = new pg.Client({ connectionString: admin });
-  try {
-    await client.connect();
-    await client.query(`create database "${name}"`);
-  } catch (err) {
-    await client.end().catch(() => undefined);
-    if (process.env.BENCH_DATABASE_URL) throw err;
-    return async () => undefined; // no PostgreSQL here: the embedded PGlite it is
-  }
-  await client.end();
-  const url = new URL(admin);
-  url.pathname = `/${name}`;
-  env.DATABASE_URL = url.toString();
-  env.SECRET_KEY = randomBytes(32).toString('hex');
-  return async () => {
-    const drop = new pg.Client({ connectionString: admin });
-    await drop.connect();
-    await drop.query(`drop database if exists "${name}" with (force)`);
-    await drop.end();
-  };
 }
 
 export function runScript(script: string, args: string[], env: Record<string, string>): Promise<string> {

@@ -1,21 +1,20 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { createRedis } from '../../../../shared/redis.js';
 import { onCleanup } from '../cleanup.js';
 import {
-  benchDatabase,
   type BenchVision,
   type BenchWeb,
   type BenchWorker,
   freePort,
-  nodeChildren,
   startVisionProcess,
   startWebProcess,
   startWorkerProcess,
   tempDir,
 } from '../processes.js';
+import { benchDatabase } from '../bench-database.js';
+import { currentRss, nodeChildren } from '../proc-stats.js';
 
 const run = promisify(execFile);
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
@@ -120,10 +119,9 @@ export async function rssOf(process: SoakProcess): Promise<Map<string, number>> 
   return found;
 }
 
-async function vmRss(pid: number): Promise<number | undefined> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => undefined);
-  const kb = status && /VmRSS:\s+(\d+) kB/.exec(status)?.[1];
-  return kb ? Number(kb) * 1024 : undefined;
+/** A process's RSS, or undefined once it has gone. */
+function vmRss(pid: number): Promise<number | undefined> {
+  return currentRss(pid).catch(() => undefined);
 }
 
 async function pingRedis(url: string): Promise<void> {
