@@ -54,6 +54,8 @@ export function derivedPrefixOf(objectKey: string): string {
 
 // Up to this many objects, their derived keys are deleted by name; more, by one listing for all.
 const BY_NAME_AT_MOST = 4;
+// Every name a thumbnail or rendition can have beside its object.
+const DERIVED_NAMES: readonly string[] = [...RENDITION_NAMES, ...allVariantNames()];
 
 /**
  * Deletes stored objects with everything stored beside them. For a few objects (a file's delete or
@@ -67,6 +69,5 @@ export async function deleteWithDerived(storage: StorageDriver, objectKeys: read
     await storage.deletePrefixed(objectKeys);
     return;
   }
-  const derivedNames = [...RENDITION_NAMES, ...allVariantNames()];
-  await storage.deleteMany(objectKeys.flatMap((key) => [key, ...derivedNames.map((name) => `${derivedPrefixOf(key)}${name}`)]));
+  await storage.deleteMany(objectKeys.flatMap((key) => [key, ...DERIVED_NAMES.map((name) => `${derivedPrefixOf(key)}${name}`)]));
 }
