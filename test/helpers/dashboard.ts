@@ -56,6 +56,8 @@ export function consoleErrorsOf(page: Page): string[] {
 /** Runs axe-core on the page as it is now: no serious or critical violation may be left. */
 export async function expectAccessible(page: Pick<Page, 'evaluate'>, label: string): Promise<void> {
   // Evaluated over the DevTools protocol, which the page's CSP does not govern.
+  // Colours are judged as they settle: a button's .15 s background transition, caught halfway, fails contrast.
+  await page.evaluate(() => Promise.all(document.getAnimations().map((a) => a.finished.catch(() => undefined))));
   await page.evaluate(AXE_SOURCE);
   const violations = (await page.evaluate(async () => {
     const result = await (globalThis as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] }> } }).axe.run();
