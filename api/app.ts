@@ -59,7 +59,7 @@ export async function createApp(container: Container, hub: NotificationHub, subs
   const api = apiRouter(container, hub);
   const pages = pagesRoutes(container, sitePages, bundle);
   const drops = dropRoutes(container, sitePages);
-  const metrics = new WebMetrics(container.jobs, container.health);
+  const metrics = new WebMetrics(container.jobs, container.health, services.hosted.bodies);
   const recorder = new RequestRecorder(container.logger, metrics);
   const headers = new FileHeaderCache(container.config.cacheControlPublic);
   app.use(requestContext(recorder));

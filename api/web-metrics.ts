@@ -32,7 +32,17 @@ function ofProcess() {
 export class WebMetrics {
   private readonly queues = new Registry();
 
-  constructor(jobs?: JobQueues, health?: Health) {
+  constructor(jobs?: JobQueues, health?: Health, bodies?: { readonly size: number }) {
+    if (bodies) {
+      new Gauge({
+        name: 'hfs_file_body_cache_bytes',
+        help: 'Bytes of small hot files this process holds in memory (at most FILE_MEMORY_CACHE_BYTES)',
+        registers: [this.queues],
+        collect() {
+          this.set(bodies.size);
+        },
+      });
+    }
     if (health) {
       new Gauge({
         name: 'hfs_dependency_up',

@@ -121,6 +121,8 @@ async function traffic(
       // Outside the V8 heap: Buffers (the hot-file body cache among them), counted in RSS.
       const external = /^nodejs_external_memory_bytes (\S+)$/m.exec(metrics)?.[1];
       if (external) recorder.heap(`web-${i + 1}`, Number(external), 'external');
+      const cached = /^hfs_file_body_cache_bytes (\S+)$/m.exec(metrics)?.[1];
+      if (cached) recorder.heap(`web-${i + 1}`, Number(cached), 'cache');
     }
   });
   const windows = every(ctx, 'window', 10_000, async () => {

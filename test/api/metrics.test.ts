@@ -1,5 +1,7 @@
 import { expect } from 'chai';
+import { pngBytes } from '../helpers/media.js';
 import { createTestEnv, type TestEnv } from '../helpers/test-env.js';
+import { getWithHost, upload } from '../helpers/uploads.js';
 
 /** The value of one series in Prometheus' text format, or undefined when it is not there. */
 function sample(text: string, series: string): number | undefined {
@@ -44,6 +46,15 @@ describe('GET /metrics', () => {
     const text = (await env.api.get('/metrics')).text;
     expect(waiting(text)).to.equal(1);
     expect(sample(text, 'hfs_queue_jobs{queue="moderation",state="failed"}')).to.equal(0);
+  });
+
+  it('shows the bytes of hot files this process holds in memory', async () => {
+    const before = sample((await env.api.get('/metrics')).text, 'hfs_file_body_cache_bytes');
+    const alice = await env.createAccount();
+    const bytes = pngBytes(12_000, 7);
+    const res = await upload(env, { key: alice.apiKey, bytes, json: true });
+    expect((await getWithHost(res.body.data.url)).status).to.equal(200);
+    expect(sample((await env.api.get('/metrics')).text, 'hfs_file_body_cache_bytes')).to.equal(before! + bytes.length);
   });
 });
 

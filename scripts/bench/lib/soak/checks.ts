@@ -254,7 +254,7 @@ export async function correctnessChecks(ctx: SoakContext, topology: Topology, st
 /** RSS slope of each process after the warm-up, and p99 of each route against its target. */
 export function performanceChecks(samples: readonly Sample[], totals: Map<string, { count: number; settled: number[] }>, warmupSeconds: number): Check[] {
   const checks: Check[] = [];
-  for (const [kind, label] of [['heap', 'V8 heap in use'], ['external', 'memory outside the V8 heap']] as const) {
+  for (const [kind, label] of [['heap', 'V8 heap in use'], ['external', 'memory outside the V8 heap'], ['cache', 'hot-file body cache']] as const) {
     for (const name of [...new Set(samples.filter((s) => s.kind === kind).map((s) => s.name))]) {
       const points = samples.filter((s) => s.kind === kind && s.name === name && s.t >= warmupSeconds).map((s): [number, number] => [s.t, s.heapMb!]);
       checks.push({ name: `${label}, slope after warm-up: ${name}`, value: slope(points) * 600, unit: 'MB/10min', kind: 'info', detail: `${(points[0]?.[1] ?? 0).toFixed(1)} → ${(points.at(-1)?.[1] ?? 0).toFixed(1)} MB` });
