@@ -10,7 +10,7 @@ import { onCleanup } from './lib/cleanup.js';
 import { realJpeg } from './lib/load.js';
 import { accessToken, mcpClient } from './lib/mcp-session.js';
 import { deletes, expiries, moves, polls, renames, shareLinks } from './lib/soak/changes.js';
-import { type Check, correctnessChecks, errorLines, passed, performanceChecks } from './lib/soak/checks.js';
+import { type Check, correctnessChecks, errorLines, memoryWarmupSeconds, passed, performanceChecks } from './lib/soak/checks.js';
 import { SoakClient, type UploadResult } from './lib/soak/client.js';
 import { every, type SoakContext } from './lib/soak/context.js';
 import { SignatureCheck } from './lib/soak/hooks.js';
@@ -28,6 +28,8 @@ const MAX_MINUTES = 240;
 const ACCOUNTS = 8;
 const STREAMS = 200;
 const HOT_FILES = 8;
+/** Each web process's hot-file cache (the default, stated so the soak can tell when it is full). */
+const FILE_CACHE_BYTES = 64 * 1024 * 1024;
 const PASSWORD = 'soak-pass-1234';
 /** The routes the plot shows (the CSV has every one). */
 const PLOTTED_ROUTES = ['serve-hot', 'serve-cold', 'rendition', 'upload-multipart', 'upload-tus', 'upload-mcp', 'dashboard', 'dashboard-search', 'rename', 'share-link-view', 'poll-vote', 'sse-delivery'];
@@ -154,9 +156,9 @@ async function traffic(
 }
 
 /** Writes the CSV, the plot and summary.json, prints what was found; throws when a correctness check failed. */
-async function report(outDir: string, title: string, checks: Check[], recorder: Recorder, warmupSeconds: number): Promise<{ title: string; rows: BenchRow[] }> {
+async function report(outDir: string, title: string, checks: Check[], recorder: Recorder, warmup: { latency: number; memory: number }): Promise<{ title: string; rows: BenchRow[] }> {
   await writeFile(path.join(outDir, 'samples.csv'), [CSV_HEADER, ...recorder.samples.map(csvLine)].join('\n') + '\n');
-  const svg = soakSvg(recorder.samples, title, warmupSeconds / 60, PLOTTED_ROUTES);
+  const svg = soakSvg(recorder.samples, title, { latency: warmup.latency / 60, memory: warmup.memory / 60 }, PLOTTED_ROUTES);
   await writeFile(path.join(outDir, 'soak.svg'), svg);
   await writeFile(path.join(outDir, 'soak.png'), await soakPng(svg));
   const failed = checks.filter((c) => c.kind === 'correctness' && !passed(c));
@@ -200,6 +202,7 @@ export async function run(options: { minutes?: string | undefined; out?: string 
     PLAN_PRO_STORAGE_LIMIT: String(10 ** 12),
     RATE_LIMIT_UPLOADS_PER_MINUTE: '10000000',
     CAPTCHA_MAX_NUMBER: '3000',
+    FILE_MEMORY_CACHE_BYTES: String(FILE_CACHE_BYTES),
   });
   const recorder = new Recorder(warmupSeconds);
   const ledger = new Ledger();
@@ -228,7 +231,8 @@ export async function run(options: { minutes?: string | undefined; out?: string 
     clearTimeout(stopAt);
 
     const checks = await correctnessChecks(ctx, topology, streams, signatures, startedOn);
-    checks.push(...performanceChecks(recorder.samples, recorder.totals, warmupSeconds));
+    const memoryWarmup = memoryWarmupSeconds(recorder.samples, warmupSeconds, FILE_CACHE_BYTES, minutes * 60);
+    checks.push(...performanceChecks(recorder.samples, recorder.totals, memoryWarmup));
     checks.push(
       { name: 'soak client: event-loop delay p99', value: loopDelay.percentile(99) / 1e6, unit: 'ms', kind: 'info', detail: `max ${(loopDelay.max / 1e6).toFixed(0)} ms` },
       { name: 'GETs sent again after their connection failed', value: recorder.retryCount, unit: 'GETs', kind: 'info', ...(recorder.retries.length ? { detail: recorder.retries.join('; ') } : {}) },
@@ -238,7 +242,7 @@ export async function run(options: { minutes?: string | undefined; out?: string 
       checks.push({ name: `log lines at error level: ${proc.name}`, value: errors.length, unit: 'lines', kind: 'info', ...(errors.length ? { detail: errors[0]!.slice(0, 300) } : {}) });
     }
     const title = `Soak, ${minutes} min (2 web, worker, vision; PostgreSQL, Redis; ${ACCOUNTS} accounts, ${STREAMS} SSE streams)`;
-    return await report(outDir, title, checks, recorder, warmupSeconds);
+    return await report(outDir, title, checks, recorder, { latency: warmupSeconds, memory: memoryWarmup });
   } finally {
     stopping = true;
     streams?.close();

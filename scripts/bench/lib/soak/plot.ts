@@ -66,12 +66,13 @@ function panel(top: number, title: string, series: Series[], minutes: number, wa
  * The soak's plot as SVG: RSS per process (top), and p99 per window on a log scale of the routes
  * named (bottom; every route is in the CSV, two dozen lines would be unreadable).
  */
-export function soakSvg(samples: readonly Sample[], title: string, warmupMinutes: number, routes: readonly string[]): string {
+export function soakSvg(samples: readonly Sample[], title: string, warmupMinutes: { latency: number; memory: number }, routes: readonly string[]): string {
   // The last window closes a moment after the traffic stops.
-  const minutes = Math.max(warmupMinutes, ...samples.map((s) => s.t / 60));
+  const minutes = Math.max(warmupMinutes.memory, ...samples.map((s) => s.t / 60));
   const rss = [
     ...seriesOf(samples, 'rss', (s) => s.rssMb),
     ...seriesOf(samples, 'heap', (s) => s.heapMb).map((s) => ({ ...s, name: `${s.name} V8 heap used`, dashed: true })),
+    ...seriesOf(samples, 'cache', (s) => s.heapMb).map((s) => ({ ...s, name: `${s.name} hot-file cache`, dashed: true })),
   ];
   const p99 = seriesOf(samples, 'route', (s) => s.p99Ms).filter((s) => routes.includes(s.name));
   const rssMax = Math.max(100, ...rss.flatMap((s) => s.points.map(([, v]) => v))) * 1.1;
@@ -80,8 +81,8 @@ export function soakSvg(samples: readonly Sample[], title: string, warmupMinutes
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" font-family="DejaVu Sans, sans-serif">`,
     `<rect width="100%" height="100%" fill="white"/>`,
     `<text x="${LEFT}" y="28" font-size="20" font-weight="bold">${escape(title)}</text>`,
-    panel(TOP + 30, 'RSS per process (dashed: V8 heap in use)', rss, minutes, warmupMinutes, { log: false, max: Math.ceil(rssMax / 50) * 50, unit: 'MB' }),
-    panel(TOP + 30 + PANEL + GAP, 'p99 per 10 s window (main routes; all in samples.csv)', p99, minutes, warmupMinutes, { log: true, max: p99Max, unit: 'ms (log)' }),
+    panel(TOP + 30, 'RSS per process (dashed: V8 heap in use, hot-file cache)', rss, minutes, warmupMinutes.memory, { log: false, max: Math.ceil(rssMax / 50) * 50, unit: 'MB' }),
+    panel(TOP + 30 + PANEL + GAP, 'p99 per 10 s window (main routes; all in samples.csv)', p99, minutes, warmupMinutes.latency, { log: true, max: p99Max, unit: 'ms (log)' }),
     '</svg>',
   ].join('\n');
 }
