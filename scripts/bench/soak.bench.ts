@@ -120,6 +120,8 @@ async function traffic(
       const metrics = await fetch(`${origin}/metrics`).then((r) => r.text(), () => '');
       const used = /^nodejs_heap_size_used_bytes (\S+)$/m.exec(metrics)?.[1];
       if (used) recorder.heap(`web-${i + 1}`, Number(used));
+      const committed = /^nodejs_heap_size_total_bytes (\S+)$/m.exec(metrics)?.[1];
+      if (committed) recorder.heap(`web-${i + 1}`, Number(committed), 'committed');
       // Outside the V8 heap: Buffers (the hot-file body cache among them), counted in RSS.
       const external = /^nodejs_external_memory_bytes (\S+)$/m.exec(metrics)?.[1];
       if (external) recorder.heap(`web-${i + 1}`, Number(external), 'external');

@@ -266,7 +266,7 @@ export function memoryWarmupSeconds(samples: readonly Sample[], warmupSeconds: n
 /** Memory slopes of each process after memory's warm-up, and p99 of each route (after the first third) against its target. */
 export function performanceChecks(samples: readonly Sample[], totals: Map<string, { count: number; settled: number[] }>, warmupSeconds: number): Check[] {
   const checks: Check[] = [{ name: 'memory warm-up: slopes measured from', value: warmupSeconds / 60, unit: 'min', kind: 'info' }];
-  for (const [kind, label] of [['heap', 'V8 heap in use'], ['external', 'memory outside the V8 heap'], ['cache', 'hot-file body cache']] as const) {
+  for (const [kind, label] of [['heap', 'V8 heap in use'], ['committed', 'V8 heap committed'], ['external', 'memory outside the V8 heap'], ['cache', 'hot-file body cache']] as const) {
     for (const name of [...new Set(samples.filter((s) => s.kind === kind).map((s) => s.name))]) {
       const points = samples.filter((s) => s.kind === kind && s.name === name && s.t >= warmupSeconds).map((s): [number, number] => [s.t, s.heapMb!]);
       checks.push({ name: `${label}, slope after warm-up: ${name}`, value: slope(points) * 600, unit: 'MB/10min', kind: 'info', detail: `${(points[0]?.[1] ?? 0).toFixed(1)} → ${(points.at(-1)?.[1] ?? 0).toFixed(1)} MB` });
