@@ -47,6 +47,7 @@ const envSchema = z
     // Bodies of small hot files kept in memory per web process (0 = off), and the largest file kept.
     FILE_MEMORY_CACHE_BYTES: z.coerce.number().int().min(0).default(64 * 1024 * 1024),
     FILE_MEMORY_CACHE_MAX_FILE_BYTES: z.coerce.number().int().min(0).default(512 * 1024),
+    FILE_MEMORY_CACHE_MIN_USES: z.coerce.number().int().min(1).default(3),
     RENDITION_CONCURRENCY: positiveInt.default(2),
     RENDITION_MAX_INPUT_PIXELS: positiveInt.default(50_000_000),
     RENDITION_MAX_FRAMES: positiveInt.default(300),
@@ -239,6 +240,7 @@ export function parseConfig(env: Env, options: ConfigOptions = {}) {
     serving: {
       memoryCacheBytes: e.FILE_MEMORY_CACHE_BYTES,
       memoryCacheMaxFileBytes: Math.min(e.FILE_MEMORY_CACHE_MAX_FILE_BYTES, e.FILE_MEMORY_CACHE_BYTES),
+      memoryCacheMinUses: e.FILE_MEMORY_CACHE_MIN_USES,
       offload: e.FILE_OFFLOAD === 'none' ? undefined : { mode: e.FILE_OFFLOAD, prefix: e.FILE_OFFLOAD_PREFIX },
       renditions: {
         concurrency: e.RENDITION_CONCURRENCY,

@@ -134,7 +134,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     webhookDeliveries: new WebhookDeliveryRepository(database.db),
     accessTokens: new AccessTokenRepository(database.db),
   };
-  const fileCache = new FileCache(new FileBodyCache(config.serving.memoryCacheBytes, config.serving.memoryCacheMaxFileBytes));
+  const fileCache = new FileCache(new FileBodyCache(config.serving.memoryCacheBytes, config.serving.memoryCacheMaxFileBytes, config.serving.memoryCacheMinUses));
   const accounts = new AccountService(repositories.accounts, plans, box, config.apiKeyRegenerationsPerMonth, urls.ownLabels(), (id) =>
     repositories.customDomains.findByAccount(id),
   );

@@ -98,7 +98,7 @@ describe('the in-memory byte cache', () => {
   it('never holds more than its budget, evicting the least recently used', async () => {
     const cache = new FileBodyCache(25_000, 10_000);
     for (let i = 0; i < 10; i++) {
-      await cache.load(`objects/${i}`, streamOf(Buffer.alloc(8000, i)));
+      await cache.load(`objects/${i}`, 8000, streamOf(Buffer.alloc(8000, i)));
       expect(cache.size).to.be.at.most(25_000);
     }
     expect(cache.get('objects/9')!.equals(Buffer.alloc(8000, 9))).to.equal(true);
@@ -108,15 +108,37 @@ describe('the in-memory byte cache', () => {
   it('keeps nothing larger than its largest file, and reads a file once for concurrent misses', async () => {
     const cache = new FileBodyCache(100_000, 10_000);
     expect(cache.accepts(10_001)).to.equal(false);
-    expect(await cache.load('objects/big', streamOf(Buffer.alloc(12_000)))).to.equal(undefined);
+    expect(await cache.load('objects/big', 12_000, streamOf(Buffer.alloc(12_000)))).to.equal(undefined);
     expect(cache.size).to.equal(0);
     let opens = 0;
     const open = async () => (opens++, Readable.from([Buffer.alloc(5000, 1)]));
-    const [a, b] = await Promise.all([cache.load('objects/x', open), cache.load('objects/x', open)]);
+    const [a, b] = await Promise.all([cache.load('objects/x', 5000, open), cache.load('objects/x', 5000, open)]);
     expect(opens).to.equal(1);
     expect(a!.equals(b!)).to.equal(true);
     cache.drop(['objects/x']);
     expect(cache.size).to.equal(0);
+  });
+
+  it('once full, lets a file in only when it is hot (requested three times within a minute): one-off reads are streamed, not kept', async () => {
+    const cache = new FileBodyCache(25_000, 10_000, 3);
+    for (let i = 0; i < 3; i++) await cache.load(`objects/${i}`, 8000, streamOf(Buffer.alloc(8000, i)));
+    expect(cache.size).to.equal(24_000);
+    let opens = 0;
+    const open = async () => (opens++, Readable.from([Buffer.alloc(8000, 7)]));
+    expect(await cache.load('objects/new', 8000, open)).to.equal(undefined);
+    expect(await cache.load('objects/new', 8000, open)).to.equal(undefined);
+    // Nothing was read for the refusals (the caller streams from storage), and nothing was evicted.
+    expect(opens).to.equal(0);
+    expect(cache.get('objects/0')).to.not.equal(undefined);
+    expect(cache.get('objects/1')).to.not.equal(undefined);
+    expect((await cache.load('objects/new', 8000, open))!.equals(Buffer.alloc(8000, 7))).to.equal(true);
+    expect(opens).to.equal(1);
+    // In, at the cost of the least recently used (objects/2, as 0 and 1 were just read).
+    expect(cache.get('objects/2')).to.equal(undefined);
+    expect(cache.size).to.equal(24_000);
+    // Removed files start counting again.
+    cache.drop(['objects/new']);
+    expect(cache.size).to.equal(16_000);
   });
 
   it('holds at most FILE_MEMORY_CACHE_BYTES in a web process serving many files', async () => {

@@ -59,7 +59,7 @@ export class HostedFileService {
   async open(file: FileRow, range?: ByteRange): Promise<{ body: Buffer | Readable; size: number }> {
     const bodies = this.cache.bodies;
     if (bodies.accepts(file.size)) {
-      const bytes = await bodies.load(file.objectKey, async () => (await this.storage.get(file.objectKey))?.body ?? null);
+      const bytes = await bodies.load(file.objectKey, file.size, async () => (await this.storage.get(file.objectKey))?.body ?? null);
       if (bytes) return { body: range ? bytes.subarray(range.start, range.end + 1) : bytes, size: bytes.length };
     }
     const object = await this.storage.get(file.objectKey, range);
