@@ -44,7 +44,8 @@ const envSchema = z
     RATE_LIMIT_ANONYMOUS_UPLOADS_PER_MINUTE: z.coerce.number().int().positive().default(20),
     PRIVATE_LINK_TTL_SECONDS: z.coerce.number().int().positive().default(3600),
     CACHE_CONTROL_PUBLIC: z.string().default('public, max-age=3600'),
-    // Bodies of small hot files kept in memory per web process (0 = off), and the largest file kept.
+    // Bodies of small hot files kept in memory per web process (0 = off), the largest file kept, and
+    // the requests within a minute that let a file displace others once the budget is full.
     FILE_MEMORY_CACHE_BYTES: z.coerce.number().int().min(0).default(64 * 1024 * 1024),
     FILE_MEMORY_CACHE_MAX_FILE_BYTES: z.coerce.number().int().min(0).default(512 * 1024),
     FILE_MEMORY_CACHE_MIN_USES: z.coerce.number().int().min(1).default(3),

@@ -31,6 +31,16 @@ const HOT_FILES = 8;
 /** Each web process's hot-file cache (the default, stated so the soak can tell when it is full). */
 const FILE_CACHE_BYTES = 64 * 1024 * 1024;
 const PASSWORD = 'soak-pass-1234';
+/**
+ * A web process's memory by its /metrics: V8's heap in use and committed, memory outside that heap
+ * (Buffers, the hot-file cache among them) and the cache itself. RSS growing while these stay flat is native.
+ */
+const WEB_MEMORY_SERIES = [
+  ['nodejs_heap_size_used_bytes', 'heap'],
+  ['nodejs_heap_size_total_bytes', 'committed'],
+  ['nodejs_external_memory_bytes', 'external'],
+  ['hfs_file_body_cache_bytes', 'cache'],
+] as const;
 /** The routes the plot shows (the CSV has every one). */
 const PLOTTED_ROUTES = ['serve-hot', 'serve-cold', 'rendition', 'upload-multipart', 'upload-tus', 'upload-mcp', 'dashboard', 'dashboard-search', 'rename', 'share-link-view', 'poll-vote', 'sse-delivery'];
 
@@ -115,18 +125,13 @@ async function traffic(
   const sampling = every(ctx, 'sampler', 5000, async () => {
     for (const proc of topology.processes) for (const [name, rss] of await rssOf(proc)) recorder.rss(name, rss);
     recorder.rss('soak-client', process.memoryUsage().rss);
-    // The web processes' V8 heap in use (their /metrics): RSS that grows while it stays flat is native memory.
+    // Each web process's memory by kind (its /metrics).
     for (const [i, origin] of topology.origins.entries()) {
       const metrics = await fetch(`${origin}/metrics`).then((r) => r.text(), () => '');
-      const used = /^nodejs_heap_size_used_bytes (\S+)$/m.exec(metrics)?.[1];
-      if (used) recorder.heap(`web-${i + 1}`, Number(used));
-      const committed = /^nodejs_heap_size_total_bytes (\S+)$/m.exec(metrics)?.[1];
-      if (committed) recorder.heap(`web-${i + 1}`, Number(committed), 'committed');
-      // Outside the V8 heap: Buffers (the hot-file body cache among them), counted in RSS.
-      const external = /^nodejs_external_memory_bytes (\S+)$/m.exec(metrics)?.[1];
-      if (external) recorder.heap(`web-${i + 1}`, Number(external), 'external');
-      const cached = /^hfs_file_body_cache_bytes (\S+)$/m.exec(metrics)?.[1];
-      if (cached) recorder.heap(`web-${i + 1}`, Number(cached), 'cache');
+      for (const [series, kind] of WEB_MEMORY_SERIES) {
+        const bytes = new RegExp(`^${series} (\\S+)$`, 'm').exec(metrics)?.[1];
+        if (bytes) recorder.heap(`web-${i + 1}`, Number(bytes), kind);
+      }
     }
   });
   const windows = every(ctx, 'window', 10_000, async () => {
