@@ -12,7 +12,7 @@ import { accessToken, mcpClient } from './lib/mcp-session.js';
 import { deletes, expiries, moves, polls, renames, shareLinks } from './lib/soak/changes.js';
 import { type Check, correctnessChecks, errorLines, memoryWarmupSeconds, passed, performanceChecks } from './lib/soak/checks.js';
 import { SoakClient, type UploadResult } from './lib/soak/client.js';
-import { every, type SoakContext } from './lib/soak/context.js';
+import { every, sleep, type SoakContext } from './lib/soak/context.js';
 import { SignatureCheck } from './lib/soak/hooks.js';
 import { Ledger, type SoakAccount } from './lib/soak/ledger.js';
 import { soakPng, soakSvg } from './lib/soak/plot.js';
@@ -31,6 +31,11 @@ const HOT_FILES = 8;
 /** Each web process's hot-file cache (the default, stated so the soak can tell when it is full). */
 const FILE_CACHE_BYTES = 64 * 1024 * 1024;
 const PASSWORD = 'soak-pass-1234';
+/**
+ * How often each process gets a full collection before its RSS is taken: often enough for a slope
+ * over the warm run, seldom enough that its pause (tens of ms, one process at a time) is not the p99.
+ */
+const COLLECT_EVERY_MS = 90_000;
 /**
  * A web process's memory by its /metrics: V8's heap in use and committed, memory outside that heap
  * (Buffers, the hot-file cache among them) and the cache itself. RSS growing while these stay flat is native.
@@ -110,8 +115,8 @@ async function uploadHotFiles(ctx: SoakContext): Promise<void> {
 
 /**
  * Every traffic loop at once until the soak stops, with the RSS of every process sampled every 5 s
- * and the routes' windows closed every 10 s. Answers the client's own event-loop delay meanwhile: a
- * starved client makes every figure worse.
+ * (and right after a full collection every 90 s) and the routes' windows closed every 10 s. Answers
+ * the client's own event-loop delay meanwhile: a starved client makes every figure worse.
  */
 async function traffic(
   ctx: SoakContext,
@@ -132,6 +137,14 @@ async function traffic(
         const bytes = new RegExp(`^${series} (\\S+)$`, 'm').exec(metrics)?.[1];
         if (bytes) recorder.heap(`web-${i + 1}`, Number(bytes), kind);
       }
+    }
+  });
+  // Each process in turn, every few minutes: a full collection, then its RSS, which is then what it retains.
+  const collections = every(ctx, 'collector', COLLECT_EVERY_MS, async () => {
+    for (const proc of topology.processes) {
+      await proc.inspector.collectGarbage();
+      await sleep(1000);
+      for (const [name, rss] of await rssOf(proc)) recorder.rss(name, rss, 'rss-collected');
     }
   });
   const windows = every(ctx, 'window', 10_000, async () => {
@@ -155,6 +168,7 @@ async function traffic(
     polls(ctx),
     streams.broadcastLoop(),
     sampling,
+    collections,
     windows,
   ]);
   loopDelay.disable();

@@ -53,6 +53,8 @@ describe('npm run bench -- soak --minutes 2', function () {
     for (const row of rows) expect(row, row.join(',')).to.have.length(CSV_HEADER.split(',').length);
     const names = (kind: string) => new Set(rows.filter((r) => r[1] === kind).map((r) => r[2]));
     expect([...names('rss')]).to.include.members(['web-1', 'web-2', 'worker', 'vision']);
+    // And right after a full collection, forced through each process's inspector.
+    expect([...names('rss-collected')]).to.include.members(['web-1', 'web-2', 'worker', 'vision']);
     // The hot-file caches are sampled: memory's warm-up waits for them to fill.
     expect([...names('cache')]).to.include.members(['web-1', 'web-2']);
     expect([...names('route')]).to.include.members([

@@ -9,7 +9,7 @@ const GAP = 70;
 const PLOT_W = WIDTH - LEFT - RIGHT;
 const HEIGHT = TOP + 30 + 2 * PANEL + GAP + 50;
 
-type Series = { name: string; points: [number, number][]; dashed?: boolean };
+type Series = { name: string; points: [number, number][]; dashed?: boolean; dots?: boolean };
 
 const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
@@ -52,18 +52,23 @@ function panel(top: number, title: string, series: Series[], minutes: number, wa
   parts.push(`<text x="${x(warmupMinutes) + 4}" y="${top + 14}" font-size="11" fill="#666">warm-up ends</text>`);
   const lineHeight = Math.min(18, (PANEL - 10) / Math.max(1, series.length));
   series.forEach((s, i) => {
-    const path = s.points.map(([m, v]) => `${x(m).toFixed(1)},${yOf(Math.min(v, y.max)).toFixed(1)}`).join(' ');
+    const xy = s.points.map(([m, v]) => [x(m).toFixed(1), yOf(Math.min(v, y.max)).toFixed(1)] as const);
     const dash = s.dashed ? ' stroke-dasharray="5 3"' : '';
-    parts.push(`<polyline points="${path}" fill="none" stroke="${colour(i)}" stroke-width="1.8"${dash}/>`);
     const ly = top + 8 + i * lineHeight;
-    parts.push(`<line x1="${LEFT + PLOT_W + 14}" x2="${LEFT + PLOT_W + 34}" y1="${ly}" y2="${ly}" stroke="${colour(i)}" stroke-width="3"${dash}/>`);
+    if (s.dots) {
+      for (const [px, py] of xy) parts.push(`<circle cx="${px}" cy="${py}" r="3.5" fill="${colour(i)}"/>`);
+      parts.push(`<circle cx="${LEFT + PLOT_W + 24}" cy="${ly}" r="4" fill="${colour(i)}"/>`);
+    } else {
+      parts.push(`<polyline points="${xy.map((p) => p.join(',')).join(' ')}" fill="none" stroke="${colour(i)}" stroke-width="1.8"${dash}/>`);
+      parts.push(`<line x1="${LEFT + PLOT_W + 14}" x2="${LEFT + PLOT_W + 34}" y1="${ly}" y2="${ly}" stroke="${colour(i)}" stroke-width="3"${dash}/>`);
+    }
     parts.push(`<text x="${LEFT + PLOT_W + 40}" y="${ly + 4}" font-size="${Math.min(13, lineHeight - 2)}">${escape(s.name)}</text>`);
   });
   return parts.join('\n');
 }
 
 /**
- * The soak's plot as SVG: RSS per process (top), and p99 per window on a log scale of the routes
+ * The soak's plot as SVG: RSS per process, also right after each full collection (top), and p99 per window on a log scale of the routes
  * named (bottom; every route is in the CSV, two dozen lines would be unreadable).
  */
 export function soakSvg(samples: readonly Sample[], title: string, warmupMinutes: { latency: number; memory: number }, routes: readonly string[]): string {
@@ -71,6 +76,7 @@ export function soakSvg(samples: readonly Sample[], title: string, warmupMinutes
   const minutes = Math.max(warmupMinutes.memory, ...samples.map((s) => s.t / 60));
   const rss = [
     ...seriesOf(samples, 'rss', (s) => s.rssMb),
+    ...seriesOf(samples, 'rss-collected', (s) => s.rssMb).map((s) => ({ ...s, name: `${s.name} after a full collection`, dots: true })),
     ...seriesOf(samples, 'heap', (s) => s.heapMb).map((s) => ({ ...s, name: `${s.name} V8 heap used`, dashed: true })),
     ...seriesOf(samples, 'cache', (s) => s.heapMb).map((s) => ({ ...s, name: `${s.name} hot-file cache`, dashed: true })),
   ];
@@ -81,7 +87,7 @@ export function soakSvg(samples: readonly Sample[], title: string, warmupMinutes
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" font-family="DejaVu Sans, sans-serif">`,
     `<rect width="100%" height="100%" fill="white"/>`,
     `<text x="${LEFT}" y="28" font-size="20" font-weight="bold">${escape(title)}</text>`,
-    panel(TOP + 30, 'RSS per process (dashed: V8 heap in use, hot-file cache)', rss, minutes, warmupMinutes.memory, { log: false, max: Math.ceil(rssMax / 50) * 50, unit: 'MB' }),
+    panel(TOP + 30, 'RSS per process (dots: right after a full collection; dashed: V8 heap in use, hot-file cache)', rss, minutes, warmupMinutes.memory, { log: false, max: Math.ceil(rssMax / 50) * 50, unit: 'MB' }),
     panel(TOP + 30 + PANEL + GAP, 'p99 per 10 s window (main routes; all in samples.csv)', p99, minutes, warmupMinutes.latency, { log: true, max: p99Max, unit: 'ms (log)' }),
     '</svg>',
   ].join('\n');

@@ -1,14 +1,15 @@
 import { percentile } from '../load.js';
 
 /**
- * One line of the soak's CSV: a process's RSS, a web process's V8 heap in use (`heap`) the heap V8
- * has committed (`committed`), its memory outside that heap, Buffers included (`external`), the part of
- * that its hot-file body cache holds (`cache`; each in the heap_mb column), or one route's requests in one window.
+ * One line of the soak's CSV: a process's RSS (`rss-collected`: right after a full collection), a web
+ * process's V8 heap in use (`heap`), the heap V8 has committed (`committed`), its memory outside that
+ * heap, Buffers included (`external`), the part of that its hot-file body cache holds (`cache`; each
+ * in the heap_mb column), or one route's requests in one window.
  */
 export interface Sample {
   /** seconds since the traffic started */
   t: number;
-  kind: 'rss' | 'heap' | 'committed' | 'external' | 'cache' | 'route';
+  kind: 'rss' | 'rss-collected' | 'heap' | 'committed' | 'external' | 'cache' | 'route';
   /** the process (web-1, worker, …) or the route (serve-hot, upload-tus, …) */
   name: string;
   rssMb?: number;
@@ -99,8 +100,8 @@ export class Recorder {
     if (this.retries.length < 10) this.retries.push(`${this.now().toFixed(0)} s ${route}: ${what.slice(0, 300)}`);
   }
 
-  rss(name: string, bytes: number): void {
-    this.samples.push({ t: this.now(), kind: 'rss', name, rssMb: bytes / 1024 / 1024 });
+  rss(name: string, bytes: number, kind: 'rss' | 'rss-collected' = 'rss'): void {
+    this.samples.push({ t: this.now(), kind, name, rssMb: bytes / 1024 / 1024 });
   }
 
   heap(name: string, bytes: number, kind: 'heap' | 'committed' | 'external' | 'cache' = 'heap'): void {

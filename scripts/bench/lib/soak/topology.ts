@@ -15,6 +15,7 @@ import {
 } from '../processes.js';
 import { benchDatabase } from '../bench-database.js';
 import { currentRss, nodeChildren } from '../proc-stats.js';
+import { Inspector } from './inspector.js';
 
 const run = promisify(execFile);
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
@@ -25,6 +26,8 @@ export interface SoakProcess {
   pid: number;
   /** its stdout: the JSON log at LOG_LEVEL=warn */
   logFile: string;
+  /** its V8 inspector, on loopback: full collections before memory is measured */
+  inspector: Inspector;
 }
 
 export interface Topology {
@@ -75,16 +78,22 @@ export async function startTopology(redisUrl: string, extraEnv: Record<string, s
   if (!env.DATABASE_URL) throw new Error(`the soak needs PostgreSQL: nothing answered at ${adminDb} (BENCH_DATABASE_URL)`);
   await run(process.execPath, ['dist/scripts/migrate.js'], { env: { ...process.env, ...env } });
 
-  const vision = await startVisionProcess({ env });
+  const inspectorPorts = new Map<string, number>();
+  const inspectable = async (name: string) => {
+    inspectorPorts.set(name, await freePort());
+    return { NODE_OPTIONS: [process.env.NODE_OPTIONS, `--inspect=127.0.0.1:${inspectorPorts.get(name)}`].filter(Boolean).join(' ') };
+  };
+  const vision = await startVisionProcess({ env }, await inspectable('vision'));
   env.VISION_URL = vision.url;
-  const worker = await startWorkerProcess({ env });
+  const worker = await startWorkerProcess({ env }, await inspectable('worker'));
   const webs: BenchWeb[] = [];
-  for (const port of ports) webs.push(await startWebProcess({ env }, { PORT: String(port) }));
-  const processes: SoakProcess[] = [
-    ...webs.map((web, i) => ({ name: `web-${i + 1}`, pid: web.pid, logFile: web.logFile })),
-    { name: 'worker', pid: worker.pid, logFile: worker.logFile },
-    { name: 'vision', pid: vision.pid, logFile: vision.logFile },
-  ];
+  for (const [i, port] of ports.entries()) webs.push(await startWebProcess({ env }, { PORT: String(port), ...(await inspectable(`web-${i + 1}`)) }));
+  const processes: SoakProcess[] = [];
+  for (const [name, { pid, logFile }] of [...webs.map((web, i) => [`web-${i + 1}`, web] as const), ['worker', worker] as const, ['vision', vision] as const]) {
+    const inspector = await Inspector.attach(inspectorPorts.get(name)!);
+    onCleanup(async () => inspector.close());
+    processes.push({ name, pid, logFile, inspector });
+  }
   return {
     env,
     origins: ports.map((port) => `http://localhost:${port}`),
