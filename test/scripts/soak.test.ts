@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { memoryWarmupSeconds } from '../../scripts/bench/lib/soak/checks.js';
+import { memoryWarmupSeconds, P99_TARGETS_MS, p99Targets, passed, performanceChecks } from '../../scripts/bench/lib/soak/checks.js';
 import { CSV_HEADER, type Sample } from '../../scripts/bench/lib/soak/recorder.js';
 import { needsPostgres, testRedisUrl } from '../helpers/engines.js';
 import { ensureBuilt, runScript } from '../helpers/run-script.js';
@@ -95,5 +95,33 @@ describe('npm run bench -- soak --minutes 2', function () {
     it('ends at half the run when a cache never fills, so that the slopes span half of it', () => {
       expect(memoryWarmupSeconds([cache('web-1', 300, 10), cache('web-2', 1700, 20)], 600, 64 * MiB, 1800)).to.equal(900);
     });
+  });
+
+  describe('RSS slope', () => {
+    const rss = (t: number, mb: number, kind: Sample['kind'] = 'rss'): Sample => ({ t, kind, name: 'web-1', rssMb: mb });
+    // A sawtooth of uncollected garbage (100 MB, every 8 minutes) that ends high, over a flat floor.
+    const sawtooth = Array.from({ length: 240 }, (_, i) => rss(i * 5, 280 + ((i * 5) % 480) * (100 / 480)));
+    const verdict = (samples: Sample[]) => performanceChecks(samples, new Map(), 600).find((c) => c.name === 'RSS slope after warm-up, right after full collections: web-1')!;
+
+    it('is judged right after full collections, not on the sawtooth between them', () => {
+      const flat = Array.from({ length: 7 }, (_, i) => rss(600 + i * 90, 281 + (i % 2), 'rss-collected'));
+      expect(verdict([...sawtooth, ...flat])).to.include({ kind: 'performance' }).and.satisfy(passed);
+      const growing = flat.map((s, i) => ({ ...s, rssMb: 281 + i * 2 }));
+      expect(verdict([...sawtooth, ...growing]).value).to.be.closeTo(13.3, 0.1);
+      expect(verdict([...sawtooth, ...growing])).not.to.satisfy(passed);
+    });
+
+    it('falls back to every sample when fewer than three collections came after warm-up', () => {
+      const samples = [...sawtooth, rss(700, 281, 'rss-collected'), rss(790, 281, 'rss-collected')];
+      const everySample = performanceChecks(samples, new Map(), 600).find((c) => c.name === 'RSS slope after warm-up: web-1')!;
+      expect(verdict(samples).detail).to.match(/^2 collections: every 5 s instead/);
+      expect(verdict(samples).value).to.equal(everySample.value).and.not.equal(0);
+    });
+  });
+
+  it('gives the routes that hash a password their own target plus three times the hash’s measured cost', () => {
+    const targets = p99Targets(110);
+    expect(targets).to.include({ 'share-link-view-password': P99_TARGETS_MS['share-link-view']! + 330, 'share-link-create-password': P99_TARGETS_MS['share-link-create']! + 330 });
+    expect(targets['serve-hot']).to.equal(P99_TARGETS_MS['serve-hot']);
   });
 });

@@ -122,7 +122,7 @@ export function shareLinks(ctx: SoakContext): Promise<void> {
     await holding(file, async () => {
       const web = ctx.client.web();
       const key = file.account.apiKey;
-      const created = await ctx.client.call('share-link-create', `${web}/api/user/share-links`, {
+      const created = await ctx.client.call(password ? 'share-link-create-password' : 'share-link-create', `${web}/api/user/share-links`, {
         method: 'POST',
         key,
         json: { filename: file.filename, ...(limited ? { maxViews: 2 } : {}), ...(password ? { password } : {}) },
