@@ -11,7 +11,7 @@ import { onCleanup } from './lib/cleanup.js';
 import { percentile, realJpeg } from './lib/load.js';
 import { accessToken, mcpClient } from './lib/mcp-session.js';
 import { deletes, expiries, moves, polls, renames, shareLinks } from './lib/soak/changes.js';
-import { type Check, correctnessChecks, errorLines, memoryWarmupSeconds, p99Targets, passed, performanceChecks } from './lib/soak/checks.js';
+import { type Check, correctnessChecks, errorLines, p99Targets, passed, performanceChecks } from './lib/soak/checks.js';
 import { SoakClient, type UploadResult } from './lib/soak/client.js';
 import { every, sleep, type SoakContext } from './lib/soak/context.js';
 import { SignatureCheck } from './lib/soak/hooks.js';
@@ -29,7 +29,7 @@ const MAX_MINUTES = 240;
 const ACCOUNTS = 8;
 const STREAMS = 200;
 const HOT_FILES = 8;
-/** Each web process's hot-file cache (the default, stated so the soak can tell when it is full). */
+/** Each web process's hot-file cache (the default, stated: the plot shows it fill). */
 const FILE_CACHE_BYTES = 64 * 1024 * 1024;
 const PASSWORD = 'soak-pass-1234';
 /**
@@ -266,7 +266,9 @@ export async function run(options: { minutes?: string | undefined; out?: string 
     clearTimeout(stopAt);
 
     const checks = await correctnessChecks(ctx, topology, streams, signatures, startedOn);
-    const memoryWarmup = memoryWarmupSeconds(recorder.samples, warmupSeconds, FILE_CACHE_BYTES, minutes * 60);
+    // Memory is judged over the second half: the hot-file caches fill in the first third (growth by
+    // design), and what a process keeps after a full collection settles for minutes after that.
+    const memoryWarmup = (minutes * 60) / 2;
     checks.push(...performanceChecks(recorder.samples, recorder.totals, memoryWarmup, p99Targets(hashMs)));
     checks.push(
       { name: 'password hash (scrypt) on this machine, before the traffic', value: hashMs, unit: 'ms', kind: 'info' },

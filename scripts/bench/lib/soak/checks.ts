@@ -259,19 +259,7 @@ export async function correctnessChecks(ctx: SoakContext, topology: Topology, st
   return checks;
 }
 
-/**
- * When memory is warm: the later of the latency warm-up and the first moment every web process's
- * hot-file cache held its budget (it fills with what is read, then stays at it), at most half the run
- * so that the slopes always span half of it. A cache still filling is growth by design, not a leak.
- */
-export function memoryWarmupSeconds(samples: readonly Sample[], warmupSeconds: number, cacheBudgetBytes: number, runSeconds: number): number {
-  const full = (cacheBudgetBytes * 0.95) / 1024 / 1024;
-  const webs = [...new Set(samples.filter((s) => s.kind === 'cache').map((s) => s.name))];
-  const filledAt = webs.map((name) => samples.find((s) => s.kind === 'cache' && s.name === name && s.heapMb! >= full)?.t ?? Infinity);
-  return Math.min(Math.max(warmupSeconds, ...filledAt), runSeconds / 2);
-}
-
-/** Memory slopes of each process after memory's warm-up, and p99 of each route (after the first third) against its target. */
+/** Memory slopes of each process after memory's warm-up (the run's second half), and p99 of each route (after the first third) against its target. */
 export function performanceChecks(samples: readonly Sample[], totals: Map<string, { count: number; settled: number[] }>, warmupSeconds: number, targets = P99_TARGETS_MS): Check[] {
   const checks: Check[] = [{ name: 'memory warm-up: slopes measured from', value: warmupSeconds / 60, unit: 'min', kind: 'info' }];
   for (const [kind, label] of [['heap', 'V8 heap in use'], ['committed', 'V8 heap committed'], ['external', 'memory outside the V8 heap'], ['cache', 'hot-file body cache']] as const) {
