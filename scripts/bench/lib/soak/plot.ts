@@ -9,7 +9,7 @@ const GAP = 70;
 const PLOT_W = WIDTH - LEFT - RIGHT;
 const HEIGHT = TOP + 30 + 2 * PANEL + GAP + 50;
 
-type Series = { name: string; points: [number, number][]; dashed?: boolean; dots?: boolean };
+type Series = { name: string; points: [number, number][]; dashed?: boolean; dots?: boolean; colour?: string };
 
 const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
@@ -52,15 +52,16 @@ function panel(top: number, title: string, series: Series[], minutes: number, wa
   parts.push(`<text x="${x(warmupMinutes) + 4}" y="${top + 14}" font-size="11" fill="#666">warm-up ends</text>`);
   const lineHeight = Math.min(18, (PANEL - 10) / Math.max(1, series.length));
   series.forEach((s, i) => {
+    const hue = s.colour ?? colour(i);
     const xy = s.points.map(([m, v]) => [x(m).toFixed(1), yOf(Math.min(v, y.max)).toFixed(1)] as const);
     const dash = s.dashed ? ' stroke-dasharray="5 3"' : '';
     const ly = top + 8 + i * lineHeight;
     if (s.dots) {
-      for (const [px, py] of xy) parts.push(`<circle cx="${px}" cy="${py}" r="3.5" fill="${colour(i)}"/>`);
-      parts.push(`<circle cx="${LEFT + PLOT_W + 24}" cy="${ly}" r="4" fill="${colour(i)}"/>`);
+      for (const [px, py] of xy) parts.push(`<circle cx="${px}" cy="${py}" r="3.5" fill="${hue}" stroke="black" stroke-width="0.8"/>`);
+      parts.push(`<circle cx="${LEFT + PLOT_W + 24}" cy="${ly}" r="4" fill="${hue}" stroke="black" stroke-width="0.8"/>`);
     } else {
-      parts.push(`<polyline points="${xy.map((p) => p.join(',')).join(' ')}" fill="none" stroke="${colour(i)}" stroke-width="1.8"${dash}/>`);
-      parts.push(`<line x1="${LEFT + PLOT_W + 14}" x2="${LEFT + PLOT_W + 34}" y1="${ly}" y2="${ly}" stroke="${colour(i)}" stroke-width="3"${dash}/>`);
+      parts.push(`<polyline points="${xy.map((p) => p.join(',')).join(' ')}" fill="none" stroke="${hue}" stroke-width="1.8"${dash}/>`);
+      parts.push(`<line x1="${LEFT + PLOT_W + 14}" x2="${LEFT + PLOT_W + 34}" y1="${ly}" y2="${ly}" stroke="${hue}" stroke-width="3"${dash}/>`);
     }
     parts.push(`<text x="${LEFT + PLOT_W + 40}" y="${ly + 4}" font-size="${Math.min(13, lineHeight - 2)}">${escape(s.name)}</text>`);
   });
@@ -74,9 +75,11 @@ function panel(top: number, title: string, series: Series[], minutes: number, wa
 export function soakSvg(samples: readonly Sample[], title: string, warmupMinutes: { latency: number; memory: number }, routes: readonly string[]): string {
   // The last window closes a moment after the traffic stops.
   const minutes = Math.max(warmupMinutes.memory, ...samples.map((s) => s.t / 60));
+  const processes = seriesOf(samples, 'rss', (s) => s.rssMb).map((s, i) => ({ ...s, colour: colour(i) }));
   const rss = [
-    ...seriesOf(samples, 'rss', (s) => s.rssMb),
-    ...seriesOf(samples, 'rss-collected', (s) => s.rssMb).map((s) => ({ ...s, name: `${s.name} after a full collection`, dots: true })),
+    ...processes,
+    // In the colour of the process's line, outlined.
+    ...seriesOf(samples, 'rss-collected', (s) => s.rssMb).map((s) => ({ ...s, name: `${s.name} after a full collection`, dots: true, colour: processes.find((p) => p.name === s.name)?.colour })),
     ...seriesOf(samples, 'heap', (s) => s.heapMb).map((s) => ({ ...s, name: `${s.name} V8 heap used`, dashed: true })),
     ...seriesOf(samples, 'cache', (s) => s.heapMb).map((s) => ({ ...s, name: `${s.name} hot-file cache`, dashed: true })),
   ];
