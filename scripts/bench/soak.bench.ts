@@ -128,8 +128,8 @@ async function uploadHotFiles(ctx: SoakContext): Promise<void> {
 
 /**
  * Every traffic loop at once until the soak stops, with the RSS of every process sampled every 5 s
- * (and right after a full collection every 2 minutes) and the routes' windows closed every 10 s. Answers
- * the client's own event-loop delay meanwhile: a starved client makes every figure worse.
+ * (and right after a full collection every 2 minutes) and the routes' windows closed every 10 s.
+ * Answers the client's own event-loop delay meanwhile: a starved client makes every figure worse.
  */
 async function traffic(
   ctx: SoakContext,

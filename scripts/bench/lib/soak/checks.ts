@@ -259,7 +259,10 @@ export async function correctnessChecks(ctx: SoakContext, topology: Topology, st
   return checks;
 }
 
-/** Memory slopes of each process after memory's warm-up (the run's second half), and p99 of each route (after the first third) against its target. */
+/**
+ * Memory slopes of each process after memory's warm-up (the run's second half), and p99 of each
+ * route (after the first third) against its target.
+ */
 export function performanceChecks(samples: readonly Sample[], totals: Map<string, { count: number; settled: number[] }>, warmupSeconds: number, targets = P99_TARGETS_MS): Check[] {
   const checks: Check[] = [{ name: 'memory warm-up: slopes measured from', value: warmupSeconds / 60, unit: 'min', kind: 'info' }];
   for (const [kind, label] of [['heap', 'V8 heap in use'], ['committed', 'V8 heap committed'], ['external', 'memory outside the V8 heap'], ['cache', 'hot-file body cache']] as const) {

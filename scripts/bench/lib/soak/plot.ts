@@ -69,8 +69,9 @@ function panel(top: number, title: string, series: Series[], minutes: number, wa
 }
 
 /**
- * The soak's plot as SVG: RSS per process, also right after each full collection (top), and p99 per window on a log scale of the routes
- * named (bottom; every route is in the CSV, two dozen lines would be unreadable).
+ * The soak's plot as SVG: RSS per process, also right after each full collection (top), and p99 per
+ * window on a log scale of the routes named (bottom; every route is in the CSV, two dozen lines
+ * would be unreadable).
  */
 export function soakSvg(samples: readonly Sample[], title: string, warmupMinutes: { latency: number; memory: number }, routes: readonly string[]): string {
   // The last window closes a moment after the traffic stops.
