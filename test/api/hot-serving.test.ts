@@ -95,14 +95,35 @@ describe('serving hot files from memory', () => {
 describe('the in-memory byte cache', () => {
   const streamOf = (bytes: Buffer) => async () => Readable.from([bytes.subarray(0, 7), bytes.subarray(7)]);
 
-  it('never holds more than its budget, evicting the least recently used', async () => {
+  it('never holds more than its budget: room is made by emptying the oldest block of bodies', async () => {
+    // Blocks of 10,000 bytes (its largest file), two of them: one 8,000-byte body each.
     const cache = new FileBodyCache(25_000, 10_000);
     for (let i = 0; i < 10; i++) {
       await cache.load(`objects/${i}`, 8000, streamOf(Buffer.alloc(8000, i)));
-      expect(cache.size).to.be.at.most(25_000);
+      expect(cache.size).to.be.at.most(16_000);
     }
     expect(cache.get('objects/9')!.equals(Buffer.alloc(8000, 9))).to.equal(true);
-    expect(cache.get('objects/0')).to.equal(undefined);
+    expect(cache.get('objects/8')!.equals(Buffer.alloc(8000, 8))).to.equal(true);
+    expect(cache.get('objects/7')).to.equal(undefined);
+  });
+
+  it('moves a body read since it was kept on, rather than out, and never overwrites one being sent', async () => {
+    // Four blocks of 10,000 bytes, two 4,000-byte bodies in each.
+    const cache = new FileBodyCache(40_000, 10_000);
+    const sent = new Map<string, Buffer>();
+    for (const name of 'abcdefgh') sent.set(name, (await cache.load(name, 4000, streamOf(Buffer.alloc(4000, name))))!);
+    expect(cache.size).to.equal(32_000);
+    cache.get('a');
+    // No room: the oldest block (a, b) is emptied; a was read since, so it moves to a new block.
+    await cache.load('i', 4000, streamOf(Buffer.alloc(4000, 'i')));
+    expect(cache.get('a')!.equals(Buffer.alloc(4000, 'a'))).to.equal(true);
+    expect(cache.get('b')).to.equal(undefined);
+    expect(cache.get('i')!.equals(Buffer.alloc(4000, 'i'))).to.equal(true);
+    expect(cache.size).to.equal(32_000);
+    // Bodies handed out before their block was emptied keep their bytes: blocks are never written over.
+    for (const name of 'jklmnopq') await cache.load(name, 4000, streamOf(Buffer.alloc(4000, name)));
+    expect(cache.get('c')).to.equal(undefined);
+    for (const [name, body] of sent) expect(body.equals(Buffer.alloc(4000, name)), name).to.equal(true);
   });
 
   it('keeps nothing larger than its largest file, and reads a file once for concurrent misses', async () => {
@@ -120,7 +141,7 @@ describe('the in-memory byte cache', () => {
   });
 
   it('once full, lets a file in only when it is hot (requested three times within a minute): one-off reads are streamed, not kept', async () => {
-    const cache = new FileBodyCache(25_000, 10_000, 3);
+    const cache = new FileBodyCache(30_000, 10_000, 3);
     for (let i = 0; i < 3; i++) await cache.load(`objects/${i}`, 8000, streamOf(Buffer.alloc(8000, i)));
     expect(cache.size).to.equal(24_000);
     let opens = 0;
@@ -133,7 +154,7 @@ describe('the in-memory byte cache', () => {
     expect(cache.get('objects/1')).to.not.equal(undefined);
     expect((await cache.load('objects/new', 8000, open))!.equals(Buffer.alloc(8000, 7))).to.equal(true);
     expect(opens).to.equal(1);
-    // In, at the cost of the least recently used (objects/2, as 0 and 1 were just read).
+    // In, at the cost of objects/2, the one not read since it was kept (0 and 1 move on).
     expect(cache.get('objects/2')).to.equal(undefined);
     expect(cache.size).to.equal(24_000);
     // Removed files start counting again.

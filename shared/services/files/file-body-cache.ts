@@ -3,47 +3,77 @@ import type { Readable } from 'node:stream';
 /** How long a request counts towards a file's admission, and how many uncached files are counted at most. */
 const USES_WINDOW_MS = 60_000;
 const MAX_COUNTED = 10_000;
+/** The largest block the bytes are kept in: well above glibc's mmap threshold (4 MiB here), so each is a mapping of its own. */
+const MAX_BLOCK_BYTES = 8 * 1024 * 1024;
+
+/** A block of memory that kept bodies are appended to, never overwritten: a body handed out stays valid while it is sent. */
+interface Block {
+  readonly bytes: Buffer;
+  used: number;
+  /** Object keys of the bodies in it that are still kept. */
+  readonly keys: Set<string>;
+}
+
+interface Entry {
+  readonly body: Buffer;
+  readonly block: Block;
+  /** Read since it was placed in its block: it moves on, rather than out, when that block is emptied. */
+  used: boolean;
+}
 
 /**
- * The bytes of small hot files, in memory, within a byte budget (least recently used first out).
- * While the budget has room every small file read is kept; once it is full, a file displaces others
- * only when it is hot, requested `minUses` times within a minute: one-off reads of the long tail are
- * streamed from storage instead, rather than each evicting a hot file and leaving garbage behind.
+ * The bytes of small hot files, in memory, within a byte budget. While the budget has room every
+ * small file read is kept; once it is full, a file displaces others only when it is hot, requested
+ * `minUses` times within a minute: one-off reads of the long tail are streamed from storage instead.
+ *
+ * The bytes live in a few large blocks, filled in turn, rather than one allocation per file: kept for
+ * minutes amid the short-lived buffers of every request, small allocations would each pin the C heap
+ * (glibc keeps freed memory below a pinned one), and the process's memory crept up for as long as it
+ * ran. A block is its own mapping, and an emptied one goes back to the kernel whole. Room is made by
+ * emptying the oldest block: what was read since it was placed moves to the newest one (a second
+ * chance, as a clock cache gives), the rest goes. The blocks together never exceed the budget; while
+ * one is being emptied, bodies still being sent from it keep it alive until they are done.
+ *
  * Entries are keyed by object key, and an object key's content never changes (a replace stores a new
  * object), so an entry can never hold stale bytes: whether a file may be served at all is decided by
- * its lookup, and a changed file's bytes are dropped along with its lookup (FileCache) to give the
- * memory back. The one place where a file body is held whole, on purpose: at most `maxFileBytes`.
+ * its lookup, and a changed file's bytes are dropped along with its lookup (FileCache). The one place
+ * where a file body is held whole, on purpose: at most `maxFileBytes`.
  */
 export class FileBodyCache {
-  private readonly entries = new Map<string, Buffer>();
+  private readonly entries = new Map<string, Entry>();
   private readonly loading = new Map<string, Promise<Buffer | undefined>>();
   /** Requests of files not held, within the current window of each. */
   private readonly uses = new Map<string, { count: number; since: number }>();
+  /** Oldest first; the last is the one being filled. */
+  private readonly blocks: Block[] = [];
+  private readonly blockBytes: number;
+  private readonly maxBlocks: number;
   private bytes = 0;
 
   constructor(
     readonly budgetBytes: number,
     readonly maxFileBytes: number,
     readonly minUses = 1,
-  ) {}
+  ) {
+    // At least 4 blocks where the budget allows, so emptying one gives up a quarter at most.
+    this.blockBytes = Math.max(maxFileBytes, Math.min(MAX_BLOCK_BYTES, Math.floor(budgetBytes / 4)));
+    this.maxBlocks = this.blockBytes > 0 ? Math.floor(budgetBytes / this.blockBytes) : 0;
+  }
 
-  /** Bytes held right now (never more than the budget). */
+  /** Bytes of the bodies held right now (the blocks holding them never exceed the budget). */
   get size(): number {
     return this.bytes;
   }
 
   accepts(size: number): boolean {
-    return size <= this.maxFileBytes && this.budgetBytes > 0;
+    return size <= this.maxFileBytes && this.maxBlocks > 0;
   }
 
   get(objectKey: string): Buffer | undefined {
-    const body = this.entries.get(objectKey);
-    if (body) {
-      // Re-insert: Map order is the LRU order.
-      this.entries.delete(objectKey);
-      this.entries.set(objectKey, body);
-    }
-    return body;
+    const entry = this.entries.get(objectKey);
+    if (!entry) return undefined;
+    entry.used = true;
+    return entry.body;
   }
 
   /**
@@ -57,9 +87,10 @@ export class FileBodyCache {
     let pending = this.loading.get(objectKey);
     if (!pending && !this.admits(objectKey, size)) return undefined;
     if (!pending) {
-      pending = this.read(open).finally(() => this.loading.delete(objectKey));
+      pending = this.read(open)
+        .then((chunks) => chunks && this.keep(objectKey, chunks))
+        .finally(() => this.loading.delete(objectKey));
       this.loading.set(objectKey, pending);
-      void pending.then((body) => body && this.keep(objectKey, body), () => undefined);
     }
     return pending;
   }
@@ -67,16 +98,14 @@ export class FileBodyCache {
   drop(objectKeys: readonly string[]): void {
     for (const key of objectKeys) {
       this.uses.delete(key);
-      const body = this.entries.get(key);
-      if (!body) continue;
-      this.entries.delete(key);
-      this.bytes -= body.length;
+      const entry = this.entries.get(key);
+      if (entry) this.remove(key, entry);
     }
   }
 
   /** Whether a file not held may be read in: there is room for it, or it is hot. */
   private admits(objectKey: string, size: number): boolean {
-    if (this.bytes + size <= this.budgetBytes || this.minUses <= 1) return true;
+    if (this.minUses <= 1 || this.fitsWithoutEvicting(size)) return true;
     const now = Date.now();
     let use = this.uses.get(objectKey);
     if (!use || now - use.since > USES_WINDOW_MS) {
@@ -92,7 +121,13 @@ export class FileBodyCache {
     return true;
   }
 
-  private async read(open: () => Promise<Readable | null>): Promise<Buffer | undefined> {
+  private fitsWithoutEvicting(size: number): boolean {
+    const current = this.blocks.at(-1);
+    return (current !== undefined && current.bytes.length - current.used >= size) || this.blocks.length < this.maxBlocks;
+  }
+
+  /** The stream's chunks; undefined when it is gone or larger than any kept file. */
+  private async read(open: () => Promise<Readable | null>): Promise<Buffer[] | undefined> {
     const stream = await open();
     if (!stream) return undefined;
     const chunks: Buffer[] = [];
@@ -105,18 +140,70 @@ export class FileBodyCache {
       }
       chunks.push(chunk);
     }
-    // Always a copy of its own size: a read chunk may be a slice of a larger buffer it would pin.
-    return Buffer.concat(chunks, length);
+    return chunks;
   }
 
-  private keep(objectKey: string, body: Buffer): void {
-    if (this.entries.has(objectKey) || body.length > this.maxFileBytes) return;
-    this.entries.set(objectKey, body);
+  /** Copies the chunks into the newest block, making room first; the kept body. */
+  private keep(objectKey: string, chunks: Buffer[]): Buffer {
+    const kept = this.entries.get(objectKey);
+    if (kept) return kept.body;
+    const length = chunks.reduce((sum, chunk) => sum + chunk.length, 0);
+    const block = this.blockWithRoom(length);
+    const body = block.bytes.subarray(block.used, block.used + length);
+    let at = 0;
+    for (const chunk of chunks) at += chunk.copy(body, at);
+    this.place(objectKey, block, body);
+    return body;
+  }
+
+  /** The newest block once it has `length` bytes free: a new one while the budget allows, else the oldest emptied. */
+  private blockWithRoom(length: number): Block {
+    // Each pass clears the second chance of what it moves, so this ends within a round of the blocks.
+    for (;;) {
+      const current = this.blocks.at(-1);
+      if (current && current.bytes.length - current.used >= length) return current;
+      if (this.blocks.length < this.maxBlocks) this.blocks.push({ bytes: Buffer.allocUnsafeSlow(this.blockBytes), used: 0, keys: new Set() });
+      else this.empty(this.blocks.shift()!);
+    }
+  }
+
+  /** Takes a block out of use: bodies read since they were placed move to the newest block, the others go. */
+  private empty(block: Block): void {
+    const moving: [string, Buffer][] = [];
+    for (const key of block.keys) {
+      const entry = this.entries.get(key)!;
+      this.remove(key, entry);
+      if (entry.used) moving.push([key, entry.body]);
+    }
+    for (const [key, old] of moving) {
+      let current = this.blocks.at(-1);
+      if (!current || current.bytes.length - current.used < old.length) {
+        // The emptied block is out of the list, so there is always room for one more here.
+        current = { bytes: Buffer.allocUnsafeSlow(this.blockBytes), used: 0, keys: new Set() };
+        this.blocks.push(current);
+      }
+      const body = current.bytes.subarray(current.used, current.used + old.length);
+      old.copy(body);
+      this.place(key, current, body);
+    }
+  }
+
+  private place(key: string, block: Block, body: Buffer): void {
+    // 8-byte aligned, as an allocator would: typed-array views of a body need it.
+    block.used += (body.length + 7) & ~7;
+    block.keys.add(key);
+    this.entries.set(key, { body, block, used: false });
     this.bytes += body.length;
-    for (const [key, old] of this.entries) {
-      if (this.bytes <= this.budgetBytes) break;
-      this.entries.delete(key);
-      this.bytes -= old.length;
+  }
+
+  private remove(key: string, entry: Entry): void {
+    this.entries.delete(key);
+    entry.block.keys.delete(key);
+    this.bytes -= entry.body.length;
+    // An older block left with nothing kept in it is freed at once, rather than when its turn comes.
+    if (entry.block.keys.size === 0 && entry.block !== this.blocks.at(-1)) {
+      const at = this.blocks.indexOf(entry.block);
+      if (at !== -1) this.blocks.splice(at, 1);
     }
   }
 }
