@@ -3,8 +3,8 @@ import type { Readable } from 'node:stream';
 /** How long a request counts towards a file's admission, and how many uncached files are counted at most. */
 const USES_WINDOW_MS = 60_000;
 const MAX_COUNTED = 10_000;
-/** The largest block the bytes are kept in: well above glibc's mmap threshold (4 MiB here), so each is a mapping of its own. */
-const MAX_BLOCK_BYTES = 8 * 1024 * 1024;
+/** The largest block the bytes are kept in: at glibc's mmap threshold (4 MiB here), so each is a mapping of its own. */
+const MAX_BLOCK_BYTES = 4 * 1024 * 1024;
 
 /** A block of memory that kept bodies are appended to, never overwritten: a body handed out stays valid while it is sent. */
 interface Block {
@@ -162,7 +162,7 @@ export class FileBodyCache {
     for (;;) {
       const current = this.blocks.at(-1);
       if (current && current.bytes.length - current.used >= length) return current;
-      if (this.blocks.length < this.maxBlocks) this.blocks.push({ bytes: Buffer.allocUnsafeSlow(this.blockBytes), used: 0, keys: new Set() });
+      if (this.blocks.length < this.maxBlocks) this.blocks.push(this.newBlock());
       else this.empty(this.blocks.shift()!);
     }
   }
@@ -179,13 +179,19 @@ export class FileBodyCache {
       let current = this.blocks.at(-1);
       if (!current || current.bytes.length - current.used < old.length) {
         // The emptied block is out of the list, so there is always room for one more here.
-        current = { bytes: Buffer.allocUnsafeSlow(this.blockBytes), used: 0, keys: new Set() };
+        current = this.newBlock();
         this.blocks.push(current);
       }
       const body = current.bytes.subarray(current.used, current.used + old.length);
       old.copy(body);
       this.place(key, current, body);
     }
+  }
+
+  private newBlock(): Block {
+    // Touched whole at once: resident memory is then the blocks, flat once warm, rather than a ramp
+    // as each new block fills and a drop as the oldest goes.
+    return { bytes: Buffer.allocUnsafeSlow(this.blockBytes).fill(0), used: 0, keys: new Set() };
   }
 
   private place(key: string, block: Block, body: Buffer): void {
