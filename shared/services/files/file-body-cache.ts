@@ -27,9 +27,9 @@ interface Entry {
  * `minUses` times within a minute: one-off reads of the long tail are streamed from storage instead.
  *
  * The bytes live in a few large blocks, filled in turn, rather than one allocation per file: kept for
- * minutes amid the short-lived buffers of every request, small allocations would each pin the C heap
- * (glibc keeps freed memory below a pinned one), and the process's memory crept up for as long as it
- * ran. A block is its own mapping, and an emptied one goes back to the kernel whole. Room is made by
+ * minutes amid the short-lived buffers of every request, small allocations each pinned the C heap
+ * (glibc keeps freed memory below a pinned one): its extent crept up while what it held did not.
+ * A block is its own mapping, and an emptied one goes back to the kernel whole. Room is made by
  * emptying the oldest block: what was read since it was placed moves to the newest one (a second
  * chance, as a clock cache gives), the rest goes. The blocks together never exceed the budget; while
  * one is being emptied, bodies still being sent from it keep it alive until they are done.
