@@ -18,7 +18,7 @@ interface Entry {
   readonly body: Buffer;
   readonly block: Block;
   /** Read since it was placed in its block: it moves on, rather than out, when that block is emptied. */
-  used: boolean;
+  readSince: boolean;
 }
 
 /**
@@ -72,7 +72,7 @@ export class FileBodyCache {
   get(objectKey: string): Buffer | undefined {
     const entry = this.entries.get(objectKey);
     if (!entry) return undefined;
-    entry.used = true;
+    entry.readSince = true;
     return entry.body;
   }
 
@@ -122,8 +122,7 @@ export class FileBodyCache {
   }
 
   private fitsWithoutEvicting(size: number): boolean {
-    const current = this.blocks.at(-1);
-    return (current !== undefined && current.bytes.length - current.used >= size) || this.blocks.length < this.maxBlocks;
+    return this.newestWithRoom(size) !== undefined || this.blocks.length < this.maxBlocks;
   }
 
   /** The stream's chunks; undefined when it is gone or larger than any kept file. */
@@ -143,63 +142,58 @@ export class FileBodyCache {
     return chunks;
   }
 
-  /** Copies the chunks into the newest block, making room first; the kept body. */
   private keep(objectKey: string, chunks: Buffer[]): Buffer {
-    const kept = this.entries.get(objectKey);
-    if (kept) return kept.body;
-    const length = chunks.reduce((sum, chunk) => sum + chunk.length, 0);
+    return this.entries.get(objectKey)?.body ?? this.append(objectKey, chunks);
+  }
+
+  /** Copies the parts into the newest block, making room first; the kept body. */
+  private append(key: string, parts: readonly Buffer[]): Buffer {
+    const length = parts.reduce((sum, part) => sum + part.length, 0);
     const block = this.blockWithRoom(length);
     const body = block.bytes.subarray(block.used, block.used + length);
     let at = 0;
-    for (const chunk of chunks) at += chunk.copy(body, at);
-    this.place(objectKey, block, body);
+    for (const part of parts) at += part.copy(body, at);
+    block.used += length;
+    block.keys.add(key);
+    this.entries.set(key, { body, block, readSince: false });
+    this.bytes += length;
     return body;
+  }
+
+  private newestWithRoom(length: number): Block | undefined {
+    const newest = this.blocks.at(-1);
+    return newest && newest.bytes.length - newest.used >= length ? newest : undefined;
   }
 
   /** The newest block once it has `length` bytes free: a new one while the budget allows, else the oldest emptied. */
   private blockWithRoom(length: number): Block {
     // Each pass clears the second chance of what it moves, so this ends within a round of the blocks.
     for (;;) {
-      const current = this.blocks.at(-1);
-      if (current && current.bytes.length - current.used >= length) return current;
+      const newest = this.newestWithRoom(length);
+      if (newest) return newest;
       if (this.blocks.length < this.maxBlocks) this.blocks.push(this.newBlock());
       else this.empty(this.blocks.shift()!);
     }
   }
 
-  /** Takes a block out of use: bodies read since they were placed move to the newest block, the others go. */
+  /**
+   * Takes a block out of use: bodies read since they were placed move to the newest block, the
+   * others go. The emptied block is out of the list already, so moving never empties another.
+   */
   private empty(block: Block): void {
     const moving: [string, Buffer][] = [];
     for (const key of block.keys) {
       const entry = this.entries.get(key)!;
       this.remove(key, entry);
-      if (entry.used) moving.push([key, entry.body]);
+      if (entry.readSince) moving.push([key, entry.body]);
     }
-    for (const [key, old] of moving) {
-      let current = this.blocks.at(-1);
-      if (!current || current.bytes.length - current.used < old.length) {
-        // The emptied block is out of the list, so there is always room for one more here.
-        current = this.newBlock();
-        this.blocks.push(current);
-      }
-      const body = current.bytes.subarray(current.used, current.used + old.length);
-      old.copy(body);
-      this.place(key, current, body);
-    }
+    for (const [key, old] of moving) this.append(key, [old]);
   }
 
   private newBlock(): Block {
     // Touched whole at once: resident memory is then the blocks, flat once warm, rather than a ramp
     // as each new block fills and a drop as the oldest goes.
     return { bytes: Buffer.allocUnsafeSlow(this.blockBytes).fill(0), used: 0, keys: new Set() };
-  }
-
-  private place(key: string, block: Block, body: Buffer): void {
-    // 8-byte aligned, as an allocator would: typed-array views of a body need it.
-    block.used += (body.length + 7) & ~7;
-    block.keys.add(key);
-    this.entries.set(key, { body, block, used: false });
-    this.bytes += body.length;
   }
 
   private remove(key: string, entry: Entry): void {
