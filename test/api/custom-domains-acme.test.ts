@@ -219,3 +219,53 @@ describe('custom domains end to end: Pebble, DNS through challtestsrv, HTTPS by 
     expect((await env.api.post('/api/user/custom-domain', { key: other.apiKey, json: { domain: 'taken.example.test' } })).status).to.equal(200);
   });
 });
+
+describe('custom domains when the CA reuses an authorization it still holds valid (as RFC 8555 allows)', function () {
+  this.timeout(60_000);
+  let pebble: Pebble;
+  let env: TestEnv;
+
+  before(async () => {
+    const webPort = await freePort();
+    // Every new order of the same account and name comes back already authorized.
+    pebble = await startPebble({ httpPort: webPort, certificateValidityPeriod: 600, authzReusePercent: 100 });
+    env = await createTestEnv({
+      port: webPort,
+      env: { ACME_DIRECTORY_URL: pebble.directoryUrl, ACME_CA_FILE: pebble.caCertPath, ACME_CAA_IDENTITY: 'pebble.test', DNS_SERVERS: pebble.dnsServer, CUSTOM_DOMAIN_CNAME_TARGET: CNAME_TARGET },
+    });
+  });
+  after(async () => {
+    await env?.close();
+    await pebble?.stop();
+  });
+
+  it('renews without a challenge, and a domain added again keeps its TXT value and activates at once', async () => {
+    const pro = await env.createAccount({ plan: 'pro' });
+    const accountId = (await env.container.services.accounts.getByUsername(pro.username)).id;
+    const domain = 'again.example.test';
+    const { data } = (await env.api.post('/api/user/custom-domain', { key: pro.apiKey, json: { domain } })).body;
+    await pebble.setCname(domain, CNAME_TARGET);
+    await pebble.setTxt(data.txtRecordName, data.txtRecordValue);
+    await pebble.setTxt(data.sslValidationRecords[0].txt_name, data.sslValidationRecords[0].txt_value);
+    expect((await verify()).customDomainStatus).to.equal('active');
+    const first = await env.container.repositories.customDomains.findByAccount(accountId);
+
+    // The name has no A record, so HTTP-01 could not pass: the renewal relies on the reused authorization.
+    expect(await env.container.services.customDomains.renewDue(new Date(Date.now() + 365 * 86_400_000))).to.equal(1);
+    const renewed = await env.container.repositories.customDomains.findByAccount(accountId);
+    expect(renewed!.certificatePem).to.be.a('string').and.not.equal(first!.certificatePem);
+
+    // Removed and added again: the CA shows the DNS-01 challenge that proved the name, so the same TXT value.
+    expect((await env.api.delete('/api/user/custom-domain', { key: pro.apiKey })).status).to.equal(200);
+    const again = await env.api.post('/api/user/custom-domain', { key: pro.apiKey, json: { domain } });
+    expect(again.status).to.equal(200);
+    expect(again.body.data.sslValidationRecords[0].txt_value).to.equal(data.sslValidationRecords[0].txt_value);
+    await pebble.clearTxt(data.txtRecordName);
+    await pebble.setTxt(again.body.data.txtRecordName, again.body.data.txtRecordValue);
+    expect((await verify()).customDomainStatus).to.equal('active');
+
+    async function verify() {
+      return (await env.api.post('/api/user/custom-domain/verify', { key: pro.apiKey })).body.data as { customDomainStatus: string };
+    }
+  });
+});

@@ -74,6 +74,11 @@ export interface PebbleOptions {
   certificateValidityPeriod?: number;
   /** An A answer for every name without its own A record (none by default). */
   defaultIPv4?: string;
+  /**
+   * How often (%) a new order reuses a valid authorization of the same account and name, as a
+   * production CA may. 0 by default, though this Pebble still reuses one now and then at 0.
+   */
+  authzReusePercent?: number;
 }
 
 const run = promisify(execFile);
@@ -283,7 +288,7 @@ export async function startPebble(options: PebbleOptions = {}): Promise<Pebble> 
       PATH: process.env.PATH,
       PEBBLE_VA_NOSLEEP: '1',
       PEBBLE_WFE_NONCEREJECT: '0',
-      PEBBLE_AUTHZREUSE: '0',
+      PEBBLE_AUTHZREUSE: String(options.authzReusePercent ?? 0),
     });
     engines.push(pebble);
 

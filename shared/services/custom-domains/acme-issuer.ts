@@ -53,7 +53,8 @@ export class AcmeIssuer {
   async startDns01(domain: string): Promise<PendingOrder> {
     const client = await this.account();
     const order = await client.createOrder({ identifiers: [{ type: 'dns', value: domain }] });
-    const challenge = await this.challengeOf(client, order, 'dns-01');
+    // An authorization the CA reuses (still valid) shows the challenge that proved it: a DNS-01 one keeps its TXT value.
+    const challenge = challengeOf(await this.authorizationOf(client, order), 'dns-01');
     return { orderUrl: order.url, txtValue: await client.getChallengeKeyAuthorization(challenge) };
   }
 
@@ -62,7 +63,7 @@ export class AcmeIssuer {
     const client = await this.account();
     const order = await client.getOrder({ url: pending.orderUrl } as acme.Order);
     if (order.status === 'pending') {
-      const challenge = await this.challengeOf(client, order, 'dns-01');
+      const challenge = challengeOf(await this.authorizationOf(client, order), 'dns-01');
       await client.completeChallenge(challenge);
       await client.waitForValidStatus(challenge);
     }
@@ -73,13 +74,17 @@ export class AcmeIssuer {
   async issueHttp01(domain: string, publish: (token: string, keyAuthorization: string) => Promise<() => Promise<void>>): Promise<IssuedCertificate> {
     const client = await this.account();
     const order = await client.createOrder({ identifiers: [{ type: 'dns', value: domain }] });
-    const challenge = await this.challengeOf(client, order, 'http-01');
-    const unpublish = await publish(challenge.token, await client.getChallengeKeyAuthorization(challenge));
-    try {
-      await client.completeChallenge(challenge);
-      await client.waitForValidStatus(challenge);
-    } finally {
-      await unpublish();
+    const authorization = await this.authorizationOf(client, order);
+    // The CA may reuse an authorization it still holds valid (RFC 8555 §7.1.3): nothing to prove then.
+    if (authorization.status !== 'valid') {
+      const challenge = challengeOf(authorization, 'http-01');
+      const unpublish = await publish(challenge.token, await client.getChallengeKeyAuthorization(challenge));
+      try {
+        await client.completeChallenge(challenge);
+        await client.waitForValidStatus(challenge);
+      } finally {
+        await unpublish();
+      }
     }
     return this.finalize(client, order, domain);
   }
@@ -92,11 +97,11 @@ export class AcmeIssuer {
     return { certificatePem, privateKeyPem: key.toString(), expiresAt: notAfter };
   }
 
-  private async challengeOf(client: acme.Client, order: acme.Order, type: 'dns-01' | 'http-01') {
+  /** The one authorization of a single-name order. */
+  private async authorizationOf(client: acme.Client, order: acme.Order): Promise<acme.Authorization> {
     const [authorization] = await client.getAuthorizations(order);
-    const challenge = authorization?.challenges.find((c) => c.type === type);
-    if (!challenge) throw new Error(`The ACME server offers no ${type} challenge`);
-    return challenge;
+    if (!authorization) throw new Error('The ACME server sent an order without an authorization');
+    return authorization;
   }
 
   /** The service's ACME account (registered once per process; the CA recognises the stored key). */
@@ -114,4 +119,10 @@ export class AcmeIssuer {
     });
     return this.client;
   }
+}
+
+function challengeOf(authorization: acme.Authorization, type: 'dns-01' | 'http-01') {
+  const challenge = authorization.challenges.find((c) => c.type === type);
+  if (!challenge) throw new Error(`The ACME server offers no ${type} challenge`);
+  return challenge;
 }
