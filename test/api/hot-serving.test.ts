@@ -218,9 +218,17 @@ describe('a hot file changed in one web process, read from another', function ()
     return { url, filename, bytes };
   }
 
-  it('replace: the very next read there has the new bytes and ETag', async () => {
+  /** The bytes the second process holds of a file's current object, or undefined. */
+  async function heldOnSecond(filename: string) {
+    const [row] = await env.container.db.select().from(files).where(eq(files.filename, filename));
+    return { objectKey: row!.objectKey, held: second.container.services.hosted.bodies.get(row!.objectKey) };
+  }
+
+  it('replace: the very next read there has the new bytes and ETag, and the old bytes are let go there', async () => {
     const { url, filename } = await hotOnSecond(21);
     const old = await onSecond(url);
+    const before = await heldOnSecond(filename);
+    expect(before.held).to.not.equal(undefined);
     const form = new FormData();
     form.append('file', new Blob([new Uint8Array(pngBytes(7000, 22))]), 'v2.png');
     expect((await env.api.patch(`/api/user/images/${filename}/replace`, { key: alice.apiKey, body: form })).status).to.equal(200);
@@ -228,16 +236,21 @@ describe('a hot file changed in one web process, read from another', function ()
     expect(next.body.equals(pngBytes(7000, 22))).to.equal(true);
     expect(next.headers.etag).to.not.equal(old.headers.etag);
     expect((await onSecond(url, { 'if-none-match': String(old.headers.etag) })).status).to.equal(200);
+    expect(second.container.services.hosted.bodies.get(before.objectKey)).to.equal(undefined);
   });
 
-  it('rename, delete and privacy: the very next read there is refused', async () => {
+  it('rename, delete and privacy: the very next read there is refused; only a deleted file\'s bytes are let go', async () => {
     const renamed = await hotOnSecond(23);
     expect((await env.api.put(`/api/user/images/${renamed.filename}/rename`, { key: alice.apiKey, json: { newFilename: 'moved-away.png' } })).status).to.equal(200);
     expect((await onSecond(renamed.url)).status).to.equal(404);
+    // Same object, same bytes: they stay held for the new name.
+    expect((await heldOnSecond('moved-away.png')).held).to.not.equal(undefined);
 
     const deleted = await hotOnSecond(24);
+    const { objectKey } = await heldOnSecond(deleted.filename);
     expect((await env.api.delete(`/api/user/images/${deleted.filename}`, { key: alice.apiKey })).status).to.equal(200);
     expect((await onSecond(deleted.url)).status).to.equal(404);
+    expect(second.container.services.hosted.bodies.get(objectKey)).to.equal(undefined);
 
     const hidden = await hotOnSecond(25);
     expect((await env.api.patch(`/api/user/images/${hidden.filename}/privacy`, { key: alice.apiKey, json: { isPrivate: true } })).status).to.equal(200);

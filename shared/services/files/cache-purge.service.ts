@@ -12,7 +12,7 @@ import { renditionUrlsOf } from '../media/thumbnails/thumbnail-keys.js';
 import { queriesNaming } from '../media/renditions/rendition-params.js';
 import type { RenditionService } from '../media/renditions/rendition.service.js';
 
-/** What a change makes every process forget: lookups by cache key, and the bytes of the file's object. */
+/** What a change makes every process forget: lookups by cache key, and the bytes of objects that are gone. */
 interface Invalidation {
   /** answered on the ack channel by every process once it has forgotten */
   id: string;
@@ -71,7 +71,8 @@ export class CachePurgeService {
   /** Changes to many files at once (an expiry batch): one message tells every process of them all. */
   async filesChanged(changes: readonly FileChange[]): Promise<void> {
     const keys = changes.flatMap(({ file, before }) => cacheKeysOf(file, ...formerNamesOf(before)));
-    const objectKeys = changes.map(({ file }) => file.objectKey);
+    // Bytes are kept by object key, whose content never changes: only a gone object's are dropped.
+    const objectKeys = changes.flatMap(({ file, before, removed }) => [...(removed ? [file.objectKey] : []), ...(before?.objectKey ? [before.objectKey] : [])]);
     this.deps.cache.invalidate(keys, objectKeys);
     await this.announce({ id: `${this.processId}:${++this.sequence}`, keys, objectKeys });
     if (this.deps.config.cdnPurge) await Promise.all(changes.map((change) => this.queueCdnPurge(change)));
@@ -207,6 +208,8 @@ export interface FileChange {
   owner: Pick<Principal, 'username'> | null;
   /** a rename's old name and a replace's old content */
   before?: { filename?: string; objectKey?: string };
+  /** the file is gone (deleted, expired) */
+  removed?: boolean;
 }
 
 function formerNamesOf(before: FileChange['before']): string[] {

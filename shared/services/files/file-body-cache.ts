@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 /** How long a request counts towards a file's admission, and how many uncached files are counted at most. */
 const USES_WINDOW_MS = 60_000;
 const MAX_COUNTED = 10_000;
-/** The largest block the bytes are kept in: at glibc's mmap threshold (4 MiB here), so each is a mapping of its own. */
+/** The largest block the bytes are kept in. */
 const MAX_BLOCK_BYTES = 4 * 1024 * 1024;
 
 /** A block of memory that kept bodies are appended to, never overwritten: a body handed out stays valid while it is sent. */
@@ -191,9 +191,13 @@ export class FileBodyCache {
   }
 
   private newBlock(): Block {
+    // Mapped by V8 itself, never by malloc: a resizable ArrayBuffer's memory is reserved and committed
+    // in pages of its own. malloc served a block from the free top of its heap whenever that was big
+    // enough (glibc keeps up to 64 MiB there, process-env.sh), and the block then pinned the heap again.
+    const memory = new ArrayBuffer(this.blockBytes, { maxByteLength: this.blockBytes });
     // Touched whole at once: resident memory is then the blocks, flat once warm, rather than a ramp
     // as each new block fills and a drop as the oldest goes.
-    return { bytes: Buffer.allocUnsafeSlow(this.blockBytes).fill(0), used: 0, keys: new Set() };
+    return { bytes: Buffer.from(memory, 0, this.blockBytes).fill(0), used: 0, keys: new Set() };
   }
 
   private remove(key: string, entry: Entry): void {

@@ -204,7 +204,7 @@ export class FileService {
     if (timers.length > 0) await this.deps.jobs.drop('file.expire', timers).catch((err: unknown) => this.deps.logger.warn({ err }, 'could not drop expiry timers'));
     const owners = owner ? new Map([[owner.id, owner]]) : await this.ownersOf(removed);
     const ownerOf = (file: FileRow) => (file.accountId ? owners.get(file.accountId) : undefined);
-    await this.deps.purges.filesChanged(removed.map((file) => ({ file, owner: ownerOf(file) ?? null })));
+    await this.deps.purges.filesChanged(removed.map((file) => ({ file, owner: ownerOf(file) ?? null, removed: true })));
     const byOwner = new Map<EventOwner, FileRow[]>();
     for (const file of removed) {
       const fileOwner = ownerOf(file);
