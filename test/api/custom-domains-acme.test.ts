@@ -2,7 +2,9 @@ import { expect } from 'chai';
 import { request } from 'node:https';
 import type { X509Certificate } from 'node:crypto';
 import type { TLSSocket } from 'node:tls';
+import * as acme from 'acme-client';
 import { startWebServer } from '../../api/server.js';
+import { AcmeIssuer } from '../../shared/services/custom-domains/acme-issuer.js';
 import { createContainer } from '../../shared/container.js';
 import { createLogger } from '../../shared/logger.js';
 import { pngBytes } from '../helpers/media.js';
@@ -218,6 +220,15 @@ describe('custom domains end to end: Pebble, DNS through challtestsrv, HTTPS by 
     expect((await env.api.get('/api/user/custom-domain', { key: first.apiKey })).body.data.customDomain).to.equal(null);
     expect((await env.api.post('/api/user/custom-domain', { key: other.apiKey, json: { domain: 'taken.example.test' } })).status).to.equal(200);
   });
+
+  it('keeps one ACME account across processes: a restarted one finds it by the stored key (no contact to update)', async () => {
+    await env.api.post('/api/user/custom-domain', { key: (await env.createAccount({ plan: 'pro' })).apiKey, json: { domain: 'before.example.test' } });
+    const { config, repositories, box } = env.container;
+    const restarted = new AcmeIssuer({ directoryUrl: config.customDomains.acmeDirectoryUrl, caFile: config.customDomains.acmeCaFile }, repositories.customDomains, box);
+    const order = await restarted.startDns01('restart.example.test');
+    expect(order.txtValue).to.be.a('string').and.not.equal('');
+    expect(config.customDomains.acmeEmail).to.equal(undefined);
+  });
 });
 
 describe('custom domains when the CA reuses an authorization it still holds valid (as RFC 8555 allows)', function () {
@@ -268,4 +279,55 @@ describe('custom domains when the CA reuses an authorization it still holds vali
       return (await env.api.post('/api/user/custom-domain/verify', { key: pro.apiKey })).body.data as { customDomainStatus: string };
     }
   });
+
+  it('gives up an authorization proved over HTTP-01 (a renewal) when the name is added again, so the customer proves it by a fresh TXT', async () => {
+    const pro = await env.createAccount({ plan: 'pro' });
+    const domain = 'renewed.example.test';
+    const first = await add();
+    await pebble.setCname(domain, CNAME_TARGET);
+    await pebble.setTxt(first.txtRecordName, first.txtRecordValue);
+    await pebble.setTxt(first.sslValidationRecords[0].txt_name, first.sslValidationRecords[0].txt_value);
+    expect((await verify()).customDomainStatus).to.equal('active');
+
+    // The DNS-01 authorization lapses at the CA, so the renewal proves the name over HTTP-01 (the name points at us).
+    await lapseAuthorization(domain);
+    await pebble.clearCname(domain);
+    await pebble.addA(domain, '127.0.0.1');
+    const accountId = (await env.container.services.accounts.getByUsername(pro.username)).id;
+    const issued = await env.container.repositories.customDomains.findByAccount(accountId);
+    await env.container.services.customDomains.renewDue(new Date(Date.now() + 365 * 86_400_000));
+    expect((await env.container.repositories.customDomains.findByAccount(accountId))!.certificatePem).to.be.a('string').and.not.equal(issued!.certificatePem);
+
+    // Removed and added again: the CA's valid authorization shows only its HTTP-01 challenge, which has no TXT value.
+    expect((await env.api.delete('/api/user/custom-domain', { key: pro.apiKey })).status).to.equal(200);
+    const again = await add();
+    expect(again.sslValidationRecords[0].txt_value).to.be.a('string').and.not.equal(first.sslValidationRecords[0].txt_value);
+    await pebble.clearA(domain);
+    await pebble.setCname(domain, CNAME_TARGET);
+    await pebble.setTxt(again.txtRecordName, again.txtRecordValue);
+    // Only the earlier TXT value is published: not proved yet.
+    expect((await verify()).customDomainStatus).to.equal('pending');
+    await pebble.setTxt(again.sslValidationRecords[0].txt_name, again.sslValidationRecords[0].txt_value);
+    expect((await verify()).customDomainStatus).to.equal('active');
+
+    async function add() {
+      const res = await env.api.post('/api/user/custom-domain', { key: pro.apiKey, json: { domain } });
+      expect(res.status).to.equal(200);
+      return res.body.data as { txtRecordName: string; txtRecordValue: string; sslValidationRecords: [{ txt_name: string; txt_value: string }] };
+    }
+    async function verify() {
+      return (await env.api.post('/api/user/custom-domain/verify', { key: pro.apiKey })).body.data as { customDomainStatus: string };
+    }
+  });
+
+  /** Deactivates the service account's authorization for `domain` at the CA, as its expiry would. */
+  async function lapseAuthorization(domain: string) {
+    const { repositories, box } = env.container;
+    const sealed = await repositories.customDomains.acmeAccountKey(pebble.directoryUrl, () => Promise.reject(new Error('no ACME account yet')));
+    const client = new acme.Client({ directoryUrl: pebble.directoryUrl, accountKey: box.decrypt(sealed) });
+    await client.createAccount({ onlyReturnExisting: true });
+    const [authorization] = await client.getAuthorizations(await client.createOrder({ identifiers: [{ type: 'dns', value: domain }] }));
+    expect(authorization!.status).to.equal('valid');
+    await client.deactivateAuthorization(authorization!);
+  }
 });

@@ -52,9 +52,16 @@ export class AcmeIssuer {
   /** Opens an order for `domain` and returns what the customer must publish for DNS-01. */
   async startDns01(domain: string): Promise<PendingOrder> {
     const client = await this.account();
-    const order = await client.createOrder({ identifiers: [{ type: 'dns', value: domain }] });
-    // An authorization the CA reuses (still valid) shows the challenge that proved it: a DNS-01 one keeps its TXT value.
-    const challenge = challengeOf(await this.authorizationOf(client, order), 'dns-01');
+    let order = await client.createOrder({ identifiers: [{ type: 'dns', value: domain }] });
+    let authorization = await this.authorizationOf(client, order);
+    // An authorization the CA reuses (still valid) shows only the challenge that proved it. A DNS-01 one keeps its
+    // TXT value; one proved by HTTP-01 (a renewal) has none to show, so it is given up and the next order starts afresh.
+    if (authorization.status === 'valid' && !authorization.challenges.some((c) => c.type === 'dns-01')) {
+      await client.deactivateAuthorization(authorization);
+      order = await client.createOrder({ identifiers: [{ type: 'dns', value: domain }] });
+      authorization = await this.authorizationOf(client, order);
+    }
+    const challenge = challengeOf(authorization, 'dns-01');
     return { orderUrl: order.url, txtValue: await client.getChallengeKeyAuthorization(challenge) };
   }
 
@@ -111,7 +118,14 @@ export class AcmeIssuer {
         this.box.encrypt((await acme.crypto.createPrivateEcdsaKey('P-256')).toString()),
       );
       const client = new acme.Client({ directoryUrl: this.settings.directoryUrl, accountKey: this.box.decrypt(sealed) });
-      await client.createAccount({ termsOfServiceAgreed: true, ...(this.settings.email ? { contact: [`mailto:${this.settings.email}`] } : {}) });
+      const contact = this.settings.email ? { contact: [`mailto:${this.settings.email}`] } : undefined;
+      // A key the CA knows (another process, a restart) is looked up: an update that changes nothing is refused by some CAs.
+      const known = await client.createAccount({ onlyReturnExisting: true }).then(
+        () => true,
+        () => false,
+      );
+      if (!known) await client.createAccount({ termsOfServiceAgreed: true, ...contact });
+      else if (contact) await client.updateAccount(contact);
       return client;
     })().catch((err: unknown) => {
       this.client = undefined;
