@@ -3,6 +3,7 @@ import { LocalDriver } from './local.driver.js';
 import { S3Driver } from './s3.driver.js';
 import type { StorageDriver } from './storage-driver.js';
 
+export { readDigest, sha256Of } from './object-digest.js';
 export { createTusStore, type TusStore, withChunkDigest } from './tus-store.js';
 export type { ByteRange, PresignOptions, ListedObject, ObjectBody, PutOptions, StorageDriver, StoredObject, WrittenObject } from './storage-driver.js';
 

@@ -12,15 +12,14 @@ import { phoneJpeg } from '../helpers/metadata-fixtures.js';
 import { freePort } from '../helpers/ports.js';
 import { runScript } from '../helpers/run-script.js';
 import { s3EnvOf, startS3rver, type S3rverHandle } from '../helpers/s3rver.js';
-import { sha256Of } from '../helpers/streams.js';
+import { reprDigestOf, sha256Of } from '../helpers/streams.js';
 import { createTestEnv, type TestEnv } from '../helpers/test-env.js';
 import { fileRowsOf, getWithHost, upload } from '../helpers/uploads.js';
 
 type Account = { id: string; username: string; apiKey: string };
 type Stored = { url: string; filename: string; sha256: string };
 
-/** RFC 9530's field value for these bytes. */
-const reprDigestOf = (bytes: Buffer) => `sha-256=:${createHash('sha256').update(bytes).digest('base64')}:`;
+/** The base64 SHA-256 of these bytes (tus `Upload-Checksum`). */
 const base64Digest = (bytes: Buffer) => createHash('sha256').update(bytes).digest('base64');
 
 describe('integrity: every stored file has the SHA-256 of the bytes it serves (issue 41)', function () {

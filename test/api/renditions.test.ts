@@ -6,9 +6,11 @@ import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import sharp from 'sharp';
 import { files } from '../../shared/db/schema.js';
+import { RenditionService } from '../../shared/services/media/renditions/rendition.service.js';
 import { eventually } from '../helpers/eventually.js';
 import { pngBomb } from '../helpers/media.js';
 import { s3EnvOf, startS3rver, type S3rverHandle } from '../helpers/s3rver.js';
+import { reprDigestOf, sha256Of } from '../helpers/streams.js';
 import { createTestEnv, type TestEnv } from '../helpers/test-env.js';
 import { getWithHost, storedObjects, upload } from '../helpers/uploads.js';
 
@@ -54,6 +56,7 @@ describe('image renditions (?w, format, q)', () => {
     const res = await getWithHost(withQuery(url, 'w=640&format=webp'));
     expect(res.status).to.equal(200);
     expect(res.headers['content-type']).to.equal('image/webp');
+    expect(res.headers['repr-digest']).to.equal(reprDigestOf(res.body));
     const meta = await sharp(res.body).metadata();
     expect([meta.format, meta.width, meta.height]).to.deep.equal(['webp', 640, 427]);
     expect(res.headers.etag).to.not.equal(plain.headers.etag);
@@ -66,11 +69,24 @@ describe('image renditions (?w, format, q)', () => {
     const again = await getWithHost(withQuery(url, 'w=640&format=webp'));
     expect(again.body.equals(res.body)).to.equal(true);
     expect(again.headers.etag).to.equal(res.headers.etag);
+    expect(again.headers['repr-digest']).to.equal(res.headers['repr-digest']);
     const revalidated = await getWithHost(withQuery(url, 'w=640&format=webp'), { 'if-none-match': String(res.headers.etag) });
     expect(revalidated.status).to.equal(304);
     const part = await getWithHost(withQuery(url, 'w=640&format=webp'), { range: 'bytes=0-9' });
     expect(part.status).to.equal(206);
     expect(part.body.equals(res.body.subarray(0, 10))).to.equal(true);
+  });
+
+  it('gives a rendition another process made the digest of its stored bytes', async () => {
+    const { url, filename } = await uploaded(await photo(600, 400, 3), 'elsewhere.png');
+    const made = await getWithHost(withQuery(url, 'w=320&format=avif'));
+    expect(made.status).to.equal(200);
+    // A process that did not make it (its own service, the same storage) finds it stored.
+    const { storage, config, db } = env.container;
+    const [row] = await db.select().from(files).where(eq(files.filename, filename));
+    const served = await new RenditionService({ storage, ...config.serving.renditions }).serve(row!, { w: 320, format: 'avif' }, undefined);
+    expect(served.file.sha256).to.equal(sha256Of(made.body));
+    expect(served.file.size).to.equal(made.body.length);
   });
 
   it('answers 400 naming the allowed values for anything outside the allow-lists', async () => {
@@ -234,6 +250,7 @@ describe('image renditions on S3', () => {
     const { url, filename } = res.body.data as { url: string; filename: string };
     const rendition = await getWithHost(`${url}?w=128&format=webp`);
     expect(rendition.status).to.equal(200);
+    expect(rendition.headers['repr-digest']).to.equal(reprDigestOf(rendition.body));
     expect(await sharp(rendition.body).metadata()).to.include({ format: 'webp', width: 128, height: 64 });
     const [row] = await env.container.db.select().from(files).where(eq(files.filename, filename));
     const stored = async () => {

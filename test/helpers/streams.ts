@@ -48,3 +48,8 @@ export function hashSink(): Writable & { digest(): string; bytes: number } {
 export function sha256Of(data: Buffer): string {
   return createHash('sha256').update(data).digest('hex');
 }
+
+/** The `Repr-Digest` field value (RFC 9530) an answer carrying exactly `data` must have. */
+export function reprDigestOf(data: Buffer): string {
+  return `sha-256=:${createHash('sha256').update(data).digest('base64')}:`;
+}

@@ -1,8 +1,6 @@
-import { createHash } from 'node:crypto';
-import type { Readable } from 'node:stream';
 import type { Logger } from '../../logger.js';
 import type { FileMaintenanceRepository, StoredFile } from '../../repositories/file-maintenance.repository.js';
-import type { StorageDriver } from '../../storage/index.js';
+import { sha256Of, type StorageDriver } from '../../storage/index.js';
 
 const PAGE = 500;
 // Storage questions in flight at once: a HEAD (or stat) each for the hourly check, a whole read each for verify.
@@ -110,13 +108,6 @@ export class IntegrityService {
 
 function problemOf(file: StoredFile): FileProblem {
   return { fileId: file.id, filename: file.filename, account: file.account, objectKey: file.objectKey };
-}
-
-/** The SHA-256 (hex) of a body, read to its end a chunk at a time. */
-async function sha256Of(body: Readable): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of body) hash.update(chunk as Buffer);
-  return hash.digest('hex');
 }
 
 async function* single<T>(page: Promise<T>): AsyncGenerator<T> {

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { FileRow } from '../../../db/schema.js';
 import { AppError } from '../../../errors.js';
-import type { StorageDriver } from '../../../storage/index.js';
+import { readDigest, type StorageDriver, type WrittenObject } from '../../../storage/index.js';
 import { withObjectFile } from '../media-source.js';
 import { derivedPrefixOf } from '../thumbnails/thumbnail-keys.js';
 import { OUTPUT_TYPES, type RenditionRequest, type RenditionVariant, variantName, variantOf } from './rendition-params.js';
@@ -29,7 +29,7 @@ export class RenditionService {
   // The rows this process has served, by the file row they come from: the serving path's header
   // cache and memory cache take them as they take the file's own.
   private readonly served = new WeakMap<FileRow, Map<string, FileRow>>();
-  private readonly rendering = new Map<string, Promise<number>>();
+  private readonly rendering = new Map<string, Promise<WrittenObject>>();
   private readonly slots: Slots;
 
   constructor(
@@ -54,8 +54,9 @@ export class RenditionService {
     const known = this.served.get(file)?.get(name);
     if (known) return { file: known, variesByAccept: variant.variesByAccept };
     const key = renditionObjectKey(file.objectKey, name);
-    const size = (await this.deps.storage.head(key))?.size ?? (await this.made(file, variant, key));
-    return { file: this.remember(file, name, { ...file, objectKey: key, size, mimeType: OUTPUT_TYPES[variant.format], sha256: null }), variesByAccept: variant.variesByAccept };
+    // A rendition another process made is read through once here, for its digest (Repr-Digest, as the original's).
+    const { size, sha256 } = (await readDigest(this.deps.storage, key)) ?? (await this.made(file, variant, key));
+    return { file: this.remember(file, name, { ...file, objectKey: key, size, mimeType: OUTPUT_TYPES[variant.format], sha256 }), variesByAccept: variant.variesByAccept };
   }
 
   /** `serve`'s answer when this process has served it before (the fast path); undefined otherwise. */
@@ -81,7 +82,7 @@ export class RenditionService {
   }
 
   /** Renders and stores it once per process at a time; another process making it meanwhile is fine. */
-  private made(file: FileRow, variant: RenditionVariant, key: string): Promise<number> {
+  private made(file: FileRow, variant: RenditionVariant, key: string): Promise<WrittenObject> {
     let pending = this.rendering.get(key);
     if (!pending) {
       pending = this.render(file, variant, key).finally(() => this.rendering.delete(key));
@@ -90,25 +91,25 @@ export class RenditionService {
     return pending;
   }
 
-  private async render(file: FileRow, variant: RenditionVariant, key: string): Promise<number> {
+  private async render(file: FileRow, variant: RenditionVariant, key: string): Promise<WrittenObject> {
     const { storage, limits } = this.deps;
     await this.slots.take();
     try {
-      const size = await withObjectFile(storage, file.objectKey, undefined, async (path) => {
+      const written = await withObjectFile(storage, file.objectKey, undefined, async (path) => {
         const output = await renderRendition(path, file.mimeType, variant, limits);
         let renderError: Error | undefined;
         output.once('error', (err: Error) => (renderError = err));
         try {
-          return (await storage.put(key, output as Readable, { contentType: OUTPUT_TYPES[variant.format], whole: true })).size;
+          return await storage.put(key, output as Readable, { contentType: OUTPUT_TYPES[variant.format], whole: true });
         } catch (err) {
           if (renderError) throw refusalOf(renderError);
           // Another process stored it first.
-          if ((err as NodeJS.ErrnoException).code === 'EEXIST') return (await storage.head(key))?.size ?? Promise.reject(err);
+          if ((err as NodeJS.ErrnoException).code === 'EEXIST') return (await readDigest(storage, key)) ?? Promise.reject(err);
           throw err;
         }
       });
-      if (size === 'gone') throw AppError.notFound('File not found');
-      return size;
+      if (written === 'gone') throw AppError.notFound('File not found');
+      return written;
     } finally {
       this.slots.give();
     }
