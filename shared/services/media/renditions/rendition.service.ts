@@ -29,7 +29,7 @@ export class RenditionService {
   // The rows this process has served, by the file row they come from: the serving path's header
   // cache and memory cache take them as they take the file's own.
   private readonly served = new WeakMap<FileRow, Map<string, FileRow>>();
-  private readonly rendering = new Map<string, Promise<WrittenObject>>();
+  private readonly looking = new Map<string, Promise<WrittenObject>>();
   private readonly slots: Slots;
 
   constructor(
@@ -54,8 +54,7 @@ export class RenditionService {
     const known = this.served.get(file)?.get(name);
     if (known) return { file: known, variesByAccept: variant.variesByAccept };
     const key = renditionObjectKey(file.objectKey, name);
-    // A rendition another process made is read through once here, for its digest (Repr-Digest, as the original's).
-    const { size, sha256 } = (await readDigest(this.deps.storage, key)) ?? (await this.made(file, variant, key));
+    const { size, sha256 } = await this.storedOrMade(file, variant, key);
     return { file: this.remember(file, name, { ...file, objectKey: key, size, mimeType: OUTPUT_TYPES[variant.format], sha256 }), variesByAccept: variant.variesByAccept };
   }
 
@@ -81,12 +80,18 @@ export class RenditionService {
     return row;
   }
 
-  /** Renders and stores it once per process at a time; another process making it meanwhile is fine. */
-  private made(file: FileRow, variant: RenditionVariant, key: string): Promise<WrittenObject> {
-    let pending = this.rendering.get(key);
+  /**
+   * The rendition's size and SHA-256, once per process at a time: one stored already (by another process)
+   * is read through for its digest (`Repr-Digest`, as the original's); else it is made and stored, and
+   * another process making it meanwhile is fine.
+   */
+  private storedOrMade(file: FileRow, variant: RenditionVariant, key: string): Promise<WrittenObject> {
+    let pending = this.looking.get(key);
     if (!pending) {
-      pending = this.render(file, variant, key).finally(() => this.rendering.delete(key));
-      this.rendering.set(key, pending);
+      pending = readDigest(this.deps.storage, key)
+        .then((stored) => stored ?? this.render(file, variant, key))
+        .finally(() => this.looking.delete(key));
+      this.looking.set(key, pending);
     }
     return pending;
   }
