@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { createRedis } from '../../shared/redis.js';
-import type { NotificationEvent } from '../../shared/services/notifications/notification.service.js';
+import type { NotificationMessage } from '../../shared/services/notifications/notification.service.js';
 import { startService, startWebProcess, startWorkerProcess } from './lib/processes.js';
 import type { BenchRow } from './report.js';
 
@@ -57,9 +57,9 @@ export async function run(): Promise<{ title: string; rows: BenchRow[] }> {
       let lastEventAt = 0;
       await subscriber.subscribe(`${prefix}:notifications`);
       subscriber.on('message', (_channel: string, message: string) => {
-        const event = JSON.parse(message) as NotificationEvent;
-        if (event.kind !== 'notification' || event.notification.type !== 'bench-broadcast') return;
-        published.set(event.accountId, event.unreadCount);
+        const parsed = JSON.parse(message) as NotificationMessage;
+        if (parsed.kind !== 'broadcast' || parsed.shared.type !== 'bench-broadcast') return;
+        for (const [accountId, , , unreadCount] of parsed.recipients) published.set(accountId, unreadCount);
         lastEventAt = performance.now();
       });
 

@@ -201,12 +201,20 @@ describe('notifications', () => {
   describe('broadcasts', () => {
     it('reach every account through the notify job, tied by broadcastId, and are safe to retry', async () => {
       const accounts = await Promise.all([1, 2, 3].map(() => env.createAccount()));
-      const sse = await stream(accounts[0]!.apiKey);
-      await sse.next((e) => e.event === 'unread');
+      await env.container.services.notifications.notify(accounts[1]!.id, note('unread before'));
+      // Streams of two accounts, one on each web process: each hears its own copy, as its list shows it.
+      const streams = [await stream(accounts[0]!.apiKey), await openSse(`${other.web.url}/api/user/notifications/stream`, { 'x-api-key': accounts[1]!.apiKey })];
+      for (const sse of streams) await sse.next((e) => e.event === 'unread');
       const { broadcastId } = await env.container.services.notifications.broadcast(note('to everyone'));
-      const event = await sse.next((e) => e.event === 'notification');
-      expect(JSON.parse(event.data!)).to.include({ title: 'to everyone', broadcastId });
-      sse.close();
+      for (const [i, sse] of streams.entries()) {
+        const event = await sse.next((e) => e.event === 'notification');
+        const unread = await sse.next((e) => e.event === 'unread');
+        const listed = (await env.api.get('/api/user/notifications', { key: accounts[i]!.apiKey })).body.data;
+        expect(JSON.parse(event.data!)).to.deep.equal(listed.notifications[0]).and.include({ title: 'to everyone', broadcastId, userId: accounts[i]!.id });
+        expect(JSON.parse(unread.data!)).to.deep.equal({ unreadCount: listed.unreadCount });
+        expect(listed.unreadCount).to.equal(i + 1);
+        sse.close();
+      }
 
       const count = async () =>
         (await env.container.db.select().from(notifications).where(eq(notifications.broadcastId, broadcastId))).length;

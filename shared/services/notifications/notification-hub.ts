@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from '../../logger.js';
-import type { NotificationEvent } from './notification.service.js';
+import type { NotificationEvent, NotificationMessage } from './notification.service.js';
 
 type Listener = (event: NotificationEvent) => void;
 interface Subscription {
@@ -26,14 +26,18 @@ export class NotificationHub {
   async start(): Promise<void> {
     this.subscriber.on('message', (channel: string, message: string) => {
       if (channel !== this.channel) return;
-      let event: NotificationEvent;
+      let parsed: NotificationMessage;
       try {
-        event = JSON.parse(message) as NotificationEvent;
+        parsed = JSON.parse(message) as NotificationMessage;
       } catch (err) {
         this.logger.warn({ err }, 'bad notification message');
         return;
       }
-      for (const { listener } of this.listeners.get(event.accountId) ?? []) listener(event);
+      if (parsed.kind !== 'broadcast') return this.deliver(parsed);
+      const { shared, recipients } = parsed;
+      for (const [accountId, id, seq, unreadCount] of recipients) {
+        if (this.listeners.has(accountId)) this.deliver({ accountId, kind: 'notification', notification: { id, userId: accountId, ...shared }, seq, unreadCount });
+      }
     });
     await this.subscriber.subscribe(this.channel);
   }
@@ -55,6 +59,10 @@ export class NotificationHub {
       set.delete(subscription);
       if (set.size === 0) this.listeners.delete(accountId);
     };
+  }
+
+  private deliver(event: NotificationEvent) {
+    for (const { listener } of this.listeners.get(event.accountId) ?? []) listener(event);
   }
 
   /** The account's open streams and drop waiters: tests wait on it before creating events. */

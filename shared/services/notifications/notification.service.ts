@@ -20,10 +20,24 @@ export const notificationInputSchema = z.object({
 });
 export type NotificationInput = z.input<typeof notificationInputSchema>;
 
-/** What the pub/sub channel carries: one account's new notification or new unread count. */
+/** What a stream or a waiter hears: one account's new notification or new unread count. */
 export type NotificationEvent =
-  | { accountId: string; kind: 'notification'; notification: ReturnType<typeof toNotification>; seq: number; unreadCount: number }
+  | { accountId: string; kind: 'notification'; notification: Notification; seq: number; unreadCount: number }
   | { accountId: string; kind: 'unread'; unreadCount: number };
+type Notification = ReturnType<typeof toNotification>;
+
+/**
+ * What the pub/sub channel carries: one account's event, or a broadcast batch's notifications in one
+ * message (what they share once, then each account's id, seq and unread count), so a broadcast to
+ * 100,000 accounts is 20 messages that each web process expands only for the accounts it has streams of.
+ */
+export type NotificationMessage = NotificationEvent | BroadcastBatch;
+export interface BroadcastBatch {
+  kind: 'broadcast';
+  shared: Omit<Notification, 'id' | 'userId'>;
+  /** [accountId, notification id, seq, unreadCount] */
+  recipients: [string, string, number, number][];
+}
 
 export function toNotification(row: NotificationRow) {
   return {
@@ -74,7 +88,11 @@ export class NotificationService {
     let after: string | null = null;
     for (;;) {
       const { written: rows, last } = await this.notifications.insertBroadcastBatch(broadcastId, n, after, BROADCAST_BATCH);
-      await Promise.all(rows.map(({ row, unreadCount }) => this.publishNew(row, unreadCount)));
+      // One statement wrote them: they differ only in account, id and seq (created_at is the statement's now()).
+      if (rows[0]) {
+        const { id: _id, userId: _userId, ...shared } = toNotification(rows[0].row);
+        await this.publish({ kind: 'broadcast', shared, recipients: rows.map(({ row, unreadCount }) => [row.accountId, row.id, row.seq, unreadCount]) });
+      }
       written += rows.length;
       if (!last) return written;
       after = last;
@@ -113,7 +131,7 @@ export class NotificationService {
     await this.publish({ accountId: row.accountId, kind: 'notification', notification: toNotification(row), seq: row.seq, unreadCount });
   }
 
-  private async publish(event: NotificationEvent) {
-    await this.redis.publish(this.channel, JSON.stringify(event));
+  private async publish(message: NotificationMessage) {
+    await this.redis.publish(this.channel, JSON.stringify(message));
   }
 }
